@@ -1,0 +1,3 @@
+"""stackcheck: lint the software stack under GPU distributed training."""
+
+__version__ = "0.1.0"

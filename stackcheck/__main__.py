@@ -1,0 +1,3 @@
+from stackcheck.cli import main
+
+raise SystemExit(main())

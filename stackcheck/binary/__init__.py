@@ -1,0 +1,1 @@
+"""Readers for binary formats, used without loading or executing anything."""

@@ -1,0 +1,7 @@
+"""The curated compatibility matrix: data in ``matrices/*.toml``, models and lookups here."""
+
+from stackcheck.matrix.index import MatrixIndex
+from stackcheck.matrix.loader import bundled_dir, load_matrix
+from stackcheck.matrix.models import Matrix
+
+__all__ = ["Matrix", "MatrixIndex", "bundled_dir", "load_matrix"]

@@ -1,0 +1,236 @@
+"""The compatibility matrix's schema. Every fact carries its source and the date it was checked.
+
+Each table lives in its own TOML file under ``matrices/`` (``cuda.toml`` holds ``[[cuda_major]]`` and
+``[[cuda_release]]`` entries, and so on); the top-level keys of all files together must be fields of
+:class:`Matrix`. A fact marked ``unsure = true`` is never the sole basis of an ``error``.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from stackcheck import versions
+
+
+class Fact(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(min_length=4, description="URL, or repository@commit:path, it was read from")
+    checked: date = Field(description="When the source was read")
+    unsure: bool = Field(default=False, description="Read but unconfirmed, or sources disagree")
+    note: str | None = None
+
+
+def _check_version(value: str | None) -> str | None:
+    if value is not None and versions.parse(value) is None:
+        raise ValueError(f"not a version: {value!r}")
+    return value
+
+
+class CudaMajor(Fact):
+    """Minor-version compatibility: any 12.x runtime runs on a driver >= the 12.x floor."""
+
+    major: int
+    min_driver: str
+    last_driver_branch: int | None = Field(
+        default=None, description="Newest driver branch that still covers this major"
+    )
+
+    _v = field_validator("min_driver")(_check_version)
+
+
+class CudaRelease(Fact):
+    """A toolkit release and the driver it needs for full (not minor-version) compatibility."""
+
+    version: str  # "12.4" or "12.4.1"
+    min_driver: str
+    released: date | None = None
+
+    _v = field_validator("version", "min_driver")(_check_version)
+
+
+class DriverBranch(Fact):
+    branch: int  # 535, 580, ...
+    kind: Literal["LTSB", "PB", "NFB"]
+    eol: date | None = None
+    max_cuda_major: int
+    fabric_manager: bool = True
+
+
+class Gpu(Fact):
+    name: str  # canonical: "H100"
+    match: list[str] = Field(min_length=1, description="Substrings of NVML/nvidia-smi names")
+    compute_capability: str
+    architecture: str
+    memory_gib: float | None = None
+    datacenter: bool = Field(description="Forward compatibility (cuda-compat) is allowed")
+    first_cuda: str | None = None
+    last_cuda_major: int | None = None
+    last_driver_branch: int | None = None
+    nvswitch: bool = False
+
+    _v = field_validator("compute_capability", "first_cuda")(_check_version)
+
+
+class TorchVariant(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cuda: str  # "12.4"
+    status: Literal["stable", "experimental"] = "stable"
+    cudnn: str | None = None
+    nccl: str | None = None
+    archs: list[str] = Field(
+        default_factory=list, description="sm_XY / compute_XY (PTX) the wheel carries"
+    )
+    source: str | None = None  # when it differs from the release's
+    unsure: bool | None = None  # None: as the release
+
+
+class TorchRelease(Fact):
+    version: str  # "2.5" (a minor line; patch releases share its builds)
+    released: date | None = None
+    python: str | None = None  # ">=3.9,<3.13"
+    variants: list[TorchVariant] = Field(default_factory=list)
+
+    _v = field_validator("version")(_check_version)
+
+
+class CudnnBuild(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cuda_major: int
+    cuda: list[str] = Field(default_factory=list, description="Toolkit minors supported")
+    min_driver: str | None = None
+    compute_capabilities: list[str] = Field(default_factory=list)
+
+
+class CudnnRelease(Fact):
+    version: str  # "9.10.2"
+    builds: list[CudnnBuild] = Field(default_factory=list)
+
+
+class KnownIssue(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str
+    affected: str  # a PEP 440 specifier over the component's version: ">=2.19.3,<2.20.3"
+    fixed_in: str | None = None
+    workaround: str | None = None
+    severity: Literal["error", "warning", "info"] = "warning"
+    source: str
+    unsure: bool = False
+
+
+class NcclRelease(Fact):
+    version: str
+    released: date | None = None
+    net_api: int | None = Field(default=None, description="Newest ncclNet_vN the release asks for")
+    known_issues: list[KnownIssue] = Field(default_factory=list)
+
+
+class OfiNcclRelease(Fact):
+    version: str
+    released: date | None = None
+    nccl_tested: list[str] = Field(default_factory=list)
+    nccl_min: str | None = None
+    libfabric_min: str | None = None
+    net_api: list[int] = Field(default_factory=list, description="ncclNet_vN it exports")
+    known_issues: list[KnownIssue] = Field(default_factory=list)
+
+
+class EfaInstaller(Fact):
+    version: str
+    released: date | None = None
+    libfabric: str | None = None
+    ofi_nccl: str | None = None
+    rdma_core: str | None = None
+    plugin_path: str | None = None
+
+
+class Instance(Fact):
+    type: str  # "p5.48xlarge"
+    gpu: str | None = None  # a Gpu.name
+    gpu_count: int = 0
+    gpu_memory_gib: float | None = None
+    nvlink_domain_gpus: int | None = None
+    nvlink_bandwidth_gbps: float | None = Field(default=None, description="GB/s per GPU")
+    efa_interfaces: int = 0
+    efa_bandwidth_gbps: float | None = Field(default=None, description="Gbit/s per instance")
+    gdr: bool = False
+    fabric_manager: bool = False
+    arch: Literal["x86_64", "aarch64"] = "x86_64"
+
+
+class Dlami(Fact):
+    name: str  # "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)"
+    release: str  # "20260102"
+    arch: Literal["x86_64", "aarch64"]
+    os: str
+    driver: str
+    cuda: list[str] = Field(default_factory=list)
+    cuda_default: str | None = None
+    efa: str | None = None
+    ofi_nccl: str | None = None
+    torch: str | None = None
+    instances: list[str] = Field(default_factory=list, description="Families: p5, g6e, ...")
+    ami_name_pattern: str | None = None
+
+
+class ContainerImage(Fact):
+    repository: str  # "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-training"
+    tag: str
+    torch: str | None = None
+    cuda: str | None = None
+    cudnn: str | None = None
+    nccl: str | None = None
+    efa: str | None = None
+    ofi_nccl: str | None = None
+    python: str | None = None
+    min_driver: str | None = None
+    archs: list[str] = Field(default_factory=list)
+    released: date | None = None
+    end_of_patch: date | None = None
+
+
+class Matrix(BaseModel):
+    """All tables. ``version`` names this edition of the data; ``built`` is its date."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str = "unversioned"
+    built: date | None = None
+    cuda_major: list[CudaMajor] = Field(default_factory=list)
+    cuda_release: list[CudaRelease] = Field(default_factory=list)
+    driver_branch: list[DriverBranch] = Field(default_factory=list)
+    gpu: list[Gpu] = Field(default_factory=list)
+    torch: list[TorchRelease] = Field(default_factory=list)
+    cudnn: list[CudnnRelease] = Field(default_factory=list)
+    nccl: list[NcclRelease] = Field(default_factory=list)
+    ofi_nccl: list[OfiNcclRelease] = Field(default_factory=list)
+    efa_installer: list[EfaInstaller] = Field(default_factory=list)
+    instance: list[Instance] = Field(default_factory=list)
+    dlami: list[Dlami] = Field(default_factory=list)
+    dlc: list[ContainerImage] = Field(default_factory=list)
+    ngc: list[ContainerImage] = Field(default_factory=list)
+
+
+# The field that identifies an entry of each table; a user matrix entry with the same key
+# replaces the bundled one.
+TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "cuda_major": ("major",),
+    "cuda_release": ("version",),
+    "driver_branch": ("branch",),
+    "gpu": ("name",),
+    "torch": ("version",),
+    "cudnn": ("version",),
+    "nccl": ("version",),
+    "ofi_nccl": ("version",),
+    "efa_installer": ("version",),
+    "instance": ("type",),
+    "dlami": ("name", "release", "arch"),
+    "dlc": ("tag",),
+    "ngc": ("tag",),
+}

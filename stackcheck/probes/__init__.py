@@ -1,0 +1,71 @@
+"""Probes read the stack from a view into a snapshot; ``probe_host`` and ``probe_root`` run them all."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from stackcheck.live.host import LiveHost
+from stackcheck.probes.base import Probe
+from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.cuda import CudaProbe
+from stackcheck.probes.cudnn import CudnnProbe
+from stackcheck.probes.driver import DriverProbe
+from stackcheck.probes.efa import EfaProbe
+from stackcheck.probes.environment import EnvironmentProbe
+from stackcheck.probes.gpus import GpuProbe
+from stackcheck.probes.instance import InstanceProbe
+from stackcheck.probes.nccl import NcclProbe
+from stackcheck.probes.ofi_nccl import OfiNcclProbe
+from stackcheck.probes.platform import PlatformProbe
+from stackcheck.probes.torch import TorchProbe
+from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource
+from stackcheck.views.base import FileView
+from stackcheck.views.directory import DirectoryView
+
+# Order matters only for cost: cheap probes first; each reads the view independently.
+PROBES: tuple[Probe, ...] = (
+    PlatformProbe(),
+    InstanceProbe(),
+    DriverProbe(),
+    GpuProbe(),
+    CudaProbe(),
+    CudnnProbe(),
+    NcclProbe(),
+    EfaProbe(),
+    OfiNcclProbe(),
+    TorchProbe(),
+    EnvironmentProbe(),
+)
+
+
+def run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
+    """Every probe over one context. A probe that breaks leaves a note, never a traceback."""
+    snapshot = Snapshot(source=source)
+    for probe in PROBES:
+        try:
+            probe.run(ctx, snapshot)
+        except Exception as exc:  # a probe bug must not cost the user the whole report
+            snapshot.notes.append(ProbeNote(probe=probe.name, message=f"failed: {exc!r}"))
+    snapshot.notes.extend(ProbeNote(probe="view", message=m) for m in ctx.view.problems)
+    return snapshot
+
+
+def probe_host(live: LiveHost | None = None, env: Mapping[str, str] | None = None) -> Snapshot:
+    """The live host: its root filesystem, process environment, NVML and commands."""
+    ctx = ProbeContext(
+        view=DirectoryView("/"),
+        env=dict(os.environ if env is None else env),
+        live=live or LiveHost(),
+    )
+    return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
+
+
+def probe_root(root: str, env: Mapping[str, str] | None = None) -> Snapshot:
+    """A filesystem tree (a mounted AMI volume, an extracted rootfs): files only, nothing run."""
+    view: FileView = DirectoryView(root)
+    ctx = ProbeContext(view=view, env=dict(env or {}))
+    return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
+
+
+__all__ = ["PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]

@@ -1,0 +1,41 @@
+"""The EC2 instance type: DMI first (Nitro instances put it in product_name), then IMDSv2."""
+
+from __future__ import annotations
+
+from stackcheck.probes.base import Probe
+from stackcheck.probes.context import ProbeContext
+from stackcheck.snapshot.model import Evidence, Snapshot
+
+DMI = "/sys/devices/virtual/dmi/id"
+
+
+class InstanceProbe(Probe):
+    name = "instance"
+
+    def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
+        instance = snapshot.instance
+        vendor = (ctx.view.read_text(f"{DMI}/sys_vendor", 256) or "").strip()
+        product = (ctx.view.read_text(f"{DMI}/product_name", 256) or "").strip()
+        on_ec2 = "amazon" in vendor.lower()
+        if on_ec2 and "." in product:
+            instance.type = product
+            instance.evidence.append(
+                Evidence(kind="dmi", source=f"{DMI}/product_name", detail=product)
+            )
+            return
+        if on_ec2 and ctx.live is not None:
+            if not ctx.live.allow_network:
+                instance.unknown = "DMI names no instance type and --no-network forbids IMDS"
+                return
+            found = ctx.live.instance_type()
+            if found:
+                instance.type = found
+                instance.evidence.append(
+                    Evidence(kind="imds", source="/latest/meta-data/instance-type", detail=found)
+                )
+                return
+            instance.unknown = "DMI names no instance type and IMDS did not answer within 1 s"
+            return
+        instance.unknown = (
+            f"not an EC2 instance (DMI sys_vendor {vendor!r})" if vendor else f"no DMI data at {DMI}"
+        )

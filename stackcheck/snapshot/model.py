@@ -1,0 +1,220 @@
+"""The snapshot: everything a probe learned about one stack, and where it learned it.
+
+A host, an image and pasted text all become this one model; rules read only this. It is
+versioned (``schema_version``) and round-trips through JSON unchanged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stackcheck import __version__
+
+SCHEMA_VERSION = 1
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ComponentName(str, Enum):
+    """The layers of the stack that stackcheck versions."""
+
+    DRIVER = "driver"
+    CUDA_TOOLKIT = "cuda-toolkit"
+    CUDA_RUNTIME = "cuda-runtime"
+    CUDA_COMPAT = "cuda-compat"
+    CUDNN = "cudnn"
+    NCCL = "nccl"
+    EFA_INSTALLER = "efa-installer"
+    LIBFABRIC = "libfabric"
+    OFI_NCCL = "ofi-nccl"
+    TORCH = "torch"
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self]
+
+
+_TITLES = {
+    ComponentName.DRIVER: "NVIDIA driver",
+    ComponentName.CUDA_TOOLKIT: "CUDA toolkit",
+    ComponentName.CUDA_RUNTIME: "CUDA runtime",
+    ComponentName.CUDA_COMPAT: "CUDA forward compat",
+    ComponentName.CUDNN: "cuDNN",
+    ComponentName.NCCL: "NCCL",
+    ComponentName.EFA_INSTALLER: "EFA installer",
+    ComponentName.LIBFABRIC: "libfabric",
+    ComponentName.OFI_NCCL: "aws-ofi-nccl",
+    ComponentName.TORCH: "PyTorch",
+}
+
+EvidenceKind = Literal[
+    "file",  # a small file's content (version.json, METADATA, /proc/...)
+    "filename",  # a library's real file name (libnccl.so.2.21.5)
+    "binary",  # a string read from inside a binary, without loading it
+    "header",  # a C header's #define
+    "package",  # a package database or dist-info record
+    "command",  # a command's output (run with a timeout)
+    "nvml",  # the NVIDIA Management Library
+    "env",  # an environment variable
+    "dmi",  # /sys/devices/virtual/dmi
+    "imds",  # the EC2 instance metadata service
+    "image-config",  # an image's config (ENV, labels)
+    "text",  # a line of pasted text
+    "matrix",  # derived from the compatibility matrix
+]
+
+
+class Evidence(_Model):
+    """Where a value was read: which file, library, command or variable said so."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: EvidenceKind
+    source: str
+    detail: str | None = None
+    layer: str | None = None
+
+    def describe(self) -> str:
+        text = f"{self.kind} {self.source}"
+        if self.detail:
+            text += f": {self.detail}"
+        if self.layer:
+            text += f" (layer {self.layer[:19]})"
+        return text
+
+
+Origin = Literal[
+    "kernel",  # the loaded kernel module
+    "system",  # a library in the system's loader path or a distro package
+    "toolkit",  # inside a CUDA toolkit directory
+    "pip",  # a Python wheel in a site-packages
+    "conda",  # a conda package
+    "vendor",  # a vendor install tree such as /opt/amazon
+    "image-config",  # stated by an image's config, not seen as files
+    "report",  # stated by pasted text
+]
+
+
+class Installation(_Model):
+    """One copy of a component. A component may have several; each is recorded."""
+
+    version: str | None = None
+    path: str | None = None
+    origin: Origin
+    cuda: str | None = Field(
+        default=None, description="CUDA version this copy is built for, or supports (driver)."
+    )
+    archs: list[str] = Field(
+        default_factory=list, description="GPU code it carries: sm_90, compute_90 (PTX)."
+    )
+    python_env: str | None = Field(
+        default=None, description="The site-packages directory a wheel belongs to."
+    )
+    properties: dict[str, str] = Field(default_factory=dict)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class Component(_Model):
+    installations: list[Installation] = Field(default_factory=list)
+    unknown: str | None = Field(
+        default=None, description="Why nothing could be read, when installations is empty."
+    )
+
+    @property
+    def versions(self) -> list[str]:
+        return sorted({i.version for i in self.installations if i.version})
+
+
+class Gpu(_Model):
+    index: int | None = None
+    name: str
+    memory_mib: int | None = None
+    compute_capability: str | None = None
+    pci_bus_id: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class GpuInventory(_Model):
+    devices: list[Gpu] = Field(default_factory=list)
+    unknown: str | None = None
+
+
+class Instance(_Model):
+    type: str | None = None
+    ami: str | None = Field(default=None, description="DLAMI name or id, where the AMI says.")
+    evidence: list[Evidence] = Field(default_factory=list)
+    unknown: str | None = None
+
+
+class EnvVar(_Model):
+    value: str
+    evidence: Evidence
+
+
+class Runtime(_Model):
+    """Limits and devices of the place the job runs; None where not known."""
+
+    shm_bytes: int | None = None
+    memlock_bytes: int | None = Field(
+        default=None, description="Soft RLIMIT_MEMLOCK; -1 means unlimited."
+    )
+    rdma_devices: list[str] | None = Field(
+        default=None, description="RDMA devices by name, e.g. rdmap16s27 (EFA), mlx5_0."
+    )
+    efa_devices: list[str] | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class Platform(_Model):
+    os: str | None = None
+    kernel: str | None = None
+    machine: str | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class SnapshotSource(_Model):
+    kind: Literal["host", "root", "image", "text"]
+    target: str
+
+
+class ProbeNote(_Model):
+    probe: str
+    message: str
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def _empty_components() -> dict[ComponentName, Component]:
+    return {name: Component() for name in ComponentName}
+
+
+class Snapshot(_Model):
+    schema_version: int = SCHEMA_VERSION
+    stackcheck_version: str = __version__
+    taken_at: datetime = Field(default_factory=_now)
+    source: SnapshotSource
+    platform: Platform = Field(default_factory=Platform)
+    components: dict[ComponentName, Component] = Field(default_factory=_empty_components)
+    gpus: GpuInventory = Field(default_factory=GpuInventory)
+    instance: Instance = Field(default_factory=Instance)
+    env: dict[str, EnvVar] = Field(default_factory=dict)
+    runtime: Runtime = Field(default_factory=Runtime)
+    notes: list[ProbeNote] = Field(default_factory=list)
+
+    def component(self, name: ComponentName) -> Component:
+        return self.components.setdefault(name, Component())
+
+    def installations(self, name: ComponentName) -> list[Installation]:
+        return self.component(name).installations
+
+    def env_value(self, name: str) -> str | None:
+        var = self.env.get(name)
+        return None if var is None else var.value
