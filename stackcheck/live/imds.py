@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import time
-import urllib.error
-import urllib.request
 
 ENDPOINT = "http://169.254.169.254"
 DEFAULT_TIMEOUT = 1.0
@@ -12,6 +10,10 @@ DEFAULT_TIMEOUT = 1.0
 
 def instance_type(timeout: float = DEFAULT_TIMEOUT, endpoint: str = ENDPOINT) -> str | None:
     """The instance type, or None; the whole exchange stays within ``timeout`` seconds."""
+    # Imported here: urllib pulls in ssl and email, which a probe off EC2 never needs.
+    import urllib.error
+    import urllib.request
+
     deadline = time.monotonic() + timeout
     try:
         token_request = urllib.request.Request(

@@ -58,13 +58,15 @@ def _query(nvml: Any) -> NvmlReport:
         nvml.nvmlShutdown()
 
 
-def query(nvml: ModuleType | None = None, timeout: float = DEFAULT_TIMEOUT) -> NvmlReport:
+def query(module: ModuleType | None = None, timeout: float = DEFAULT_TIMEOUT) -> NvmlReport:
     """Driver, CUDA and GPUs from NVML; a report with ``reason`` set when NVML cannot answer."""
-    if nvml is None:
+    if module is None:
         try:
-            import pynvml as nvml
+            import pynvml
         except ImportError:
             return NvmlReport(reason="pynvml (nvidia-ml-py) is not installed")
+        module = pynvml
+    nvml = module
     outcome: list[NvmlReport] = []
 
     def work() -> None:

@@ -24,7 +24,6 @@ from stackcheck.matrix.models import (
     TorchVariant,
 )
 
-
 _Versioned = TypeVar("_Versioned", CudnnRelease, NcclRelease, OfiNcclRelease, EfaInstaller)
 
 
@@ -42,10 +41,13 @@ class MatrixIndex:
 
     # -- GPUs and instances --------------------------------------------------------------------
     def gpu(self, name: str | None) -> Gpu | None:
-        """The GPU whose longest ``match`` string appears in ``name`` (case-insensitive)."""
+        """The GPU named ``name``, else the one whose longest ``match`` string appears in it."""
         if not name:
             return None
         lowered = name.lower()
+        exact = next((g for g in self.matrix.gpu if g.name.lower() == lowered), None)
+        if exact is not None:
+            return exact
         best: tuple[int, Gpu] | None = None
         for gpu in self.matrix.gpu:
             for needle in gpu.match:
@@ -66,7 +68,11 @@ class MatrixIndex:
         """The release entry for a CUDA version: exact if listed, else its major.minor line."""
         if versions.parse(version) is None:
             return None
-        exact = [r for r in self.matrix.cuda_release if versions.parse(r.version) == versions.parse(version)]
+        exact = [
+            r
+            for r in self.matrix.cuda_release
+            if versions.parse(r.version) == versions.parse(version)
+        ]
         if exact:
             return exact[0]
         minor = _by_release(version, 2)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ META_KEYS = ("version", "built")
 
 
 def bundled_dir() -> Path:
-    """``stackcheck/matrices`` in an installed wheel; the checkout's ``matrices/`` in development."""
+    """``stackcheck/matrices`` in an installed wheel; the checkout's ``matrices/`` otherwise."""
     package = Path(__file__).resolve().parent.parent
     installed = package / "matrices"
     return installed if installed.is_dir() else package.parent / "matrices"
@@ -75,17 +74,14 @@ def build(data: dict[str, Any], origin: str) -> Matrix:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise StackcheckError(f"{origin}: invalid matrix entry at {where}: {first['msg']}") from None
-
-
-@lru_cache(maxsize=8)
-def _load(extra_dirs: tuple[str, ...]) -> Matrix:
-    data = read_tables(bundled_dir())
-    for directory in extra_dirs:
-        data = overlay(data, read_tables(Path(directory)))
-    return build(data, "matrix")
+        raise StackcheckError(
+            f"{origin}: invalid matrix entry at {where}: {first['msg']}"
+        ) from None
 
 
 def load_matrix(extra_dirs: Sequence[str | Path] = ()) -> Matrix:
     """The bundled matrix with ``extra_dirs`` (user matrices) laid over it, in order."""
-    return _load(tuple(str(d) for d in extra_dirs))
+    data = read_tables(bundled_dir())
+    for directory in extra_dirs:
+        data = overlay(data, read_tables(Path(directory)))
+    return build(data, "matrix")

@@ -1,8 +1,8 @@
-"""The compatibility matrix's schema. Every fact carries its source and the date it was checked.
+"""The compatibility matrix's schema. Every fact carries its source and when it was checked.
 
-Each table lives in its own TOML file under ``matrices/`` (``cuda.toml`` holds ``[[cuda_major]]`` and
-``[[cuda_release]]`` entries, and so on); the top-level keys of all files together must be fields of
-:class:`Matrix`. A fact marked ``unsure = true`` is never the sole basis of an ``error``.
+Each table lives in its own TOML file under ``matrices/`` (``cuda.toml`` holds ``[[cuda_major]]``
+and ``[[cuda_release]]`` entries, and so on); the top-level keys of all files together must be
+fields of :class:`Matrix`. A fact marked ``unsure = true`` is never the sole basis of an ``error``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from stackcheck import versions
 class Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    source: str = Field(min_length=4, description="URL, or repository@commit:path, it was read from")
+    source: str = Field(
+        min_length=4, description="URL, or repository@commit:path, it was read from"
+    )
     checked: date = Field(description="When the source was read")
     unsure: bool = Field(default=False, description="Read but unconfirmed, or sources disagree")
     note: str | None = None

@@ -52,7 +52,7 @@ def smi_query_csv(text: str, fields: tuple[str, ...] = QUERY_FIELDS) -> list[Gpu
         cells = [c.strip() for c in line.split(",")]
         if len(cells) != len(fields):
             continue
-        row = dict(zip(fields, cells))
+        row = dict(zip(fields, cells, strict=True))
         if not row.get("name"):
             continue
         records.append(

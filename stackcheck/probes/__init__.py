@@ -1,4 +1,4 @@
-"""Probes read the stack from a view into a snapshot; ``probe_host`` and ``probe_root`` run them all."""
+"""Probes read the stack from a view into a snapshot; ``probe_host``/``probe_root`` run them all."""
 
 from __future__ import annotations
 

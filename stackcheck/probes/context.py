@@ -33,9 +33,7 @@ class ProbeContext:
         return Evidence(kind=self.env_kind, source=name, detail=self.env.get(name))
 
     def file_evidence(self, path: str, detail: str | None = None) -> Evidence:
-        return Evidence(
-            kind="file", source=path, detail=detail, layer=self.view.provenance(path)
-        )
+        return Evidence(kind="file", source=path, detail=detail, layer=self.view.provenance(path))
 
     @cached_property
     def loader(self) -> LoaderPath:

@@ -26,7 +26,11 @@ from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Sna
 from stackcheck.versions import cuda_from_int, release
 
 _VERSION_TXT = re.compile(r"CUDA Version (\d+\.\d+(?:\.\d+)?)")
-_COMPAT_DIRS = ("/usr/local/cuda/compat", "/usr/local/cuda/compat/lib", "/usr/local/cuda/compat/lib.real")
+_COMPAT_DIRS = (
+    "/usr/local/cuda/compat",
+    "/usr/local/cuda/compat/lib",
+    "/usr/local/cuda/compat/lib.real",
+)
 
 
 class CudaProbe(Probe):
@@ -42,7 +46,11 @@ class CudaProbe(Probe):
             ComponentName.CUDA_RUNTIME,
             "no libcudart.so in toolkits, pip nvidia-cuda-runtime wheels or the loader path",
         )
-        set_unknown(snapshot, ComponentName.CUDA_COMPAT, "no forward-compat libcuda under /usr/local/cuda*/compat")
+        set_unknown(
+            snapshot,
+            ComponentName.CUDA_COMPAT,
+            "no forward-compat libcuda under /usr/local/cuda*/compat",
+        )
 
     def _toolkits(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         default = ctx.view.resolve("/usr/local/cuda")
@@ -101,7 +109,11 @@ class CudaProbe(Probe):
 
     def _runtimes(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         for env in ctx.python_envs:
-            for name in ("nvidia-cuda-runtime-cu11", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime"):
+            for name in (
+                "nvidia-cuda-runtime-cu11",
+                "nvidia-cuda-runtime-cu12",
+                "nvidia-cuda-runtime",
+            ):
                 dist = env.distribution(name)
                 if dist is None:
                     continue
@@ -115,14 +127,24 @@ class CudaProbe(Probe):
                         origin="pip",
                         cuda=release(dist.version, 2),
                         python_env=env.site_packages,
-                        evidence=[Evidence(kind="package", source=dist.record_dir, detail=f"{dist.name} {dist.version}")],
+                        evidence=[
+                            Evidence(
+                                kind="package",
+                                source=dist.record_dir,
+                                detail=f"{dist.name} {dist.version}",
+                            )
+                        ],
                     ),
                 )
-        toolkit_dirs = {t.path: t for t in snapshot.installations(ComponentName.CUDA_TOOLKIT)}
+        toolkit_dirs = {
+            t.path: t for t in snapshot.installations(ComponentName.CUDA_TOOLKIT) if t.path
+        }
         dirs = [d.path for d in ctx.loader.system_dirs()] + [
             posixpath.join(t, sub) for t in toolkit_dirs for sub in ("lib64", "lib")
         ]
-        for real, names in libraries(ctx, dirs + wheel_dirs(ctx, "cuda_runtime"), "libcudart").items():
+        for real, names in libraries(
+            ctx, dirs + wheel_dirs(ctx, "cuda_runtime"), "libcudart"
+        ).items():
             name = posixpath.basename(real)
             version = soname_version(name, "libcudart")
             toolkit = next((t for p, t in toolkit_dirs.items() if real.startswith(p + "/")), None)
@@ -139,7 +161,14 @@ class CudaProbe(Probe):
                     path=directory,
                     origin=origin_of(ctx, real),
                     cuda=release(version, 2),
-                    evidence=[Evidence(kind="filename", source=names[0], detail=name, layer=ctx.view.provenance(real))],
+                    evidence=[
+                        Evidence(
+                            kind="filename",
+                            source=names[0],
+                            detail=name,
+                            layer=ctx.view.provenance(real),
+                        )
+                    ],
                 ),
             )
 

@@ -80,7 +80,12 @@ class CudnnProbe(Probe):
             if version and version.count(".") >= 2:
                 installation.version = version
                 installation.evidence.append(
-                    Evidence(kind="filename", source=names[0], detail=name, layer=ctx.view.provenance(real))
+                    Evidence(
+                        kind="filename",
+                        source=names[0],
+                        detail=name,
+                        layer=ctx.view.provenance(real),
+                    )
                 )
             self._from_header(ctx, directory, installation)
             if installation.origin == "system":
@@ -103,12 +108,18 @@ class CudnnProbe(Probe):
             for header in ("cudnn_version.h", "cudnn.h"):
                 path = posixpath.join(include, header)
                 defines = c_defines(ctx.view.read_text(path, 65536) or "")
-                parts = [defines.get(k, "") for k in ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL")]
+                parts = [
+                    defines.get(k, "") for k in ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL")
+                ]
                 if all(p.isdigit() for p in parts):
                     version = ".".join(parts)
                     installation.version = installation.version or version
                     installation.evidence.append(
-                        Evidence(kind="header", source=path, detail=f"CUDNN_MAJOR/MINOR/PATCHLEVEL {version}")
+                        Evidence(
+                            kind="header",
+                            source=path,
+                            detail=f"CUDNN_MAJOR/MINOR/PATCHLEVEL {version}",
+                        )
                     )
                     return
 
@@ -124,6 +135,8 @@ class CudnnProbe(Probe):
             installation.cuda = installation.cuda or cuda
             installation.version = installation.version or version.split("-")[0]
             installation.evidence.append(
-                Evidence(kind="package", source="/var/lib/dpkg/status", detail=f"{package} {version}")
+                Evidence(
+                    kind="package", source="/var/lib/dpkg/status", detail=f"{package} {version}"
+                )
             )
             return

@@ -26,6 +26,11 @@ _USER_LIBRARIES = ("libcuda", "libnvidia-ml")
 _SMI = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader,nounits"]
 
 
+def nvml_present(ctx: ProbeContext) -> bool:
+    """Whether NVML's library is where dlopen would find it; if not, pynvml is not even loaded."""
+    return ctx.loader.resolve(ctx.view, "libnvidia-ml.so.1") is not None
+
+
 def _record(
     snapshot: Snapshot,
     version: str,
@@ -50,7 +55,7 @@ class DriverProbe(Probe):
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         reasons: list[str] = []
-        if ctx.live is not None:
+        if ctx.live is not None and nvml_present(ctx):
             report = ctx.live.nvml()
             if report.driver_version:
                 evidence = Evidence(
@@ -66,17 +71,23 @@ class DriverProbe(Probe):
                 )
             else:
                 reasons.append(report.reason or "NVML gave no driver version")
+        elif ctx.live is not None:
+            reasons.append("NVML: libnvidia-ml.so.1 is not on the loader path")
 
         text = ctx.view.read_text(PROC_VERSION, limit=4096) or ""
         version = proc_driver_version(text)
         if version:
             line = next(ln for ln in text.splitlines() if "NVRM" in ln).strip()
-            _record(snapshot, version, "kernel", PROC_VERSION, ctx.file_evidence(PROC_VERSION, line))
+            _record(
+                snapshot, version, "kernel", PROC_VERSION, ctx.file_evidence(PROC_VERSION, line)
+            )
         else:
             reasons.append(f"{PROC_VERSION} absent (no NVIDIA kernel module loaded)")
 
         if not self._user_space(ctx, snapshot):
-            reasons.append("no libcuda.so.<version> or libnvidia-ml.so.<version> on the loader path")
+            reasons.append(
+                "no libcuda.so.<version> or libnvidia-ml.so.<version> on the loader path"
+            )
 
         if not snapshot.installations(ComponentName.DRIVER) and ctx.live is not None:
             result = ctx.live.command(_SMI)

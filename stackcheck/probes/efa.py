@@ -20,7 +20,8 @@ EFA_LIB_DIRS = ("/opt/amazon/efa/lib", "/opt/amazon/efa/lib64")
 SYS_INFINIBAND = "/sys/class/infiniband"
 DEV_INFINIBAND = "/dev/infiniband"
 _PACKAGE_LIBFABRIC = re.compile(r"libfabric(?:-aws)?[-_](\d+\.\d+\.\d+(?:amzn\d+(?:\.\d+)*)?)")
-_BINARY_LIBFABRIC = re.compile(rb"\x00(\d+\.\d+\.\d+amzn\d+\.\d+)\x00")
+# libfabric keeps its release as a bare string in .rodata ("1.17.0", "2.1.0amzn5.0").
+_BINARY_LIBFABRIC = re.compile(rb"\x00(\d{1,2}\.\d{1,3}\.\d{1,3}(?:amzn\d+\.\d+)?)\x00")
 _FI_INFO = re.compile(r"^libfabric:\s*(\S+)", re.M)
 _DEBIAN_PACKAGES = ("libfabric1", "libfabric-aws", "libfabric-bin")
 
@@ -40,7 +41,9 @@ class EfaProbe(Probe):
                     version=version,
                     path="/opt/amazon",
                     origin="vendor",
-                    evidence=[ctx.file_evidence(EFA_PACKAGES, f"# EFA installer version: {version}")],
+                    evidence=[
+                        ctx.file_evidence(EFA_PACKAGES, f"# EFA installer version: {version}")
+                    ],
                 ),
             )
         set_unknown(snapshot, ComponentName.EFA_INSTALLER, f"{EFA_PACKAGES} absent")
@@ -82,14 +85,16 @@ class EfaProbe(Probe):
                         )
                         break
             if installation.version is None:
-                match = ctx.view.search(real, _BINARY_LIBFABRIC)
-                if match is not None:
-                    installation.version = match.group(1).decode()
+                found = ctx.view.search(real, _BINARY_LIBFABRIC)
+                if found is not None:
+                    installation.version = found.group(1).decode()
                     installation.evidence.append(
                         Evidence(kind="binary", source=real, detail=installation.version)
                     )
             add_installation(snapshot, ComponentName.LIBFABRIC, installation)
-        if ctx.live is not None and not any(i.version for i in snapshot.installations(ComponentName.LIBFABRIC)):
+        if ctx.live is not None and not any(
+            i.version for i in snapshot.installations(ComponentName.LIBFABRIC)
+        ):
             result = ctx.live.command(["fi_info", "--version"])
             match = _FI_INFO.search(result.stdout or "")
             if match:
@@ -100,7 +105,11 @@ class EfaProbe(Probe):
                         version=match.group(1),
                         origin="system",
                         path="fi_info",
-                        evidence=[Evidence(kind="command", source=result.command_line, detail=match.group(0))],
+                        evidence=[
+                            Evidence(
+                                kind="command", source=result.command_line, detail=match.group(0)
+                            )
+                        ],
                     ),
                 )
         set_unknown(
@@ -123,7 +132,9 @@ class EfaProbe(Probe):
         efa = []
         for device in rdma:
             driver = ctx.view.resolve(posixpath.join(SYS_INFINIBAND, device, "device/driver"))
-            if (driver and posixpath.basename(driver) == "efa") or device.startswith(("rdmap", "efa")):
+            if (driver and posixpath.basename(driver) == "efa") or device.startswith(
+                ("rdmap", "efa")
+            ):
                 efa.append(device)
         runtime.rdma_devices, runtime.efa_devices = rdma, efa
         runtime.evidence.append(ctx.file_evidence(SYS_INFINIBAND, ", ".join(rdma) or "empty"))

@@ -1,7 +1,7 @@
 """Environment variables that steer NCCL, libfabric, CUDA and PyTorch, with secrets left out.
 
-Also reads ``/etc/nccl.conf`` (or ``NCCL_CONF_FILE``), which NCCL applies like variables that are not
-set in the environment: DLC images ship one with ``NCCL_DEBUG=INFO``.
+Also reads ``/etc/nccl.conf`` (or ``NCCL_CONF_FILE``), which NCCL applies like variables that
+are not set in the environment: DLC images ship one with ``NCCL_DEBUG=INFO``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import posixpath
 from stackcheck.parsers.nvidia import GpuRecord, proc_gpu_information, smi_query_csv
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.driver import nvml_present
 from stackcheck.snapshot.model import Evidence, Gpu, Snapshot
 
 PROC_GPUS = "/proc/driver/nvidia/gpus"
@@ -31,11 +32,13 @@ class GpuProbe(Probe):
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         reasons: list[str] = []
         inventory = snapshot.gpus
-        if ctx.live is not None:
+        if ctx.live is not None and nvml_present(ctx):
             report = ctx.live.nvml()
             if report.gpus:
                 inventory.devices = [
-                    _gpu(g, Evidence(kind="nvml", source="nvmlDeviceGetHandleByIndex", detail=g.name))
+                    _gpu(
+                        g, Evidence(kind="nvml", source="nvmlDeviceGetHandleByIndex", detail=g.name)
+                    )
                     for g in report.gpus
                 ]
                 return
@@ -53,7 +56,11 @@ class GpuProbe(Probe):
 
         if ctx.live is not None:
             for fields in (_SMI_FIELDS, _SMI_FIELDS_OLD):
-                argv = ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"]
+                argv = [
+                    "nvidia-smi",
+                    f"--query-gpu={','.join(fields)}",
+                    "--format=csv,noheader,nounits",
+                ]
                 result = ctx.live.command(argv)
                 if result.stdout is not None:
                     evidence = Evidence(kind="command", source=result.command_line)

@@ -37,5 +37,7 @@ class InstanceProbe(Probe):
             instance.unknown = "DMI names no instance type and IMDS did not answer within 1 s"
             return
         instance.unknown = (
-            f"not an EC2 instance (DMI sys_vendor {vendor!r})" if vendor else f"no DMI data at {DMI}"
+            f"not an EC2 instance (DMI sys_vendor {vendor!r})"
+            if vendor
+            else f"no DMI data at {DMI}"
         )

@@ -131,8 +131,6 @@ def _configured_dirs(view: FileView, conf: str, depth: int) -> list[SearchDir]:
             for included in view.glob(pattern):
                 dirs.extend(_configured_dirs(view, included, depth + 1))
         elif line.startswith("/"):
-            evidence = Evidence(
-                kind="file", source=conf, detail=line, layer=view.provenance(conf)
-            )
+            evidence = Evidence(kind="file", source=conf, detail=line, layer=view.provenance(conf))
             dirs.append(SearchDir(posixpath.normpath(line), conf, evidence))
     return dirs

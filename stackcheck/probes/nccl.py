@@ -65,29 +65,47 @@ class NcclProbe(Probe):
         env = ctx.python_env_of(real)
         if env is not None:
             installation.python_env = env.site_packages
-            for dist in env.distributions.values():
-                match = _WHEEL.match(dist.name)
-                if match and real.startswith(posixpath.join(env.site_packages, "nvidia", "nccl")):
-                    installation.version = dist.version
-                    installation.cuda = match.group(1)
-                    installation.evidence.append(
-                        Evidence(kind="package", source=dist.record_dir, detail=f"{dist.name} {dist.version}")
+            wheels = [
+                (dist, match.group(1))
+                for dist in env.distributions.values()
+                if (match := _WHEEL.match(dist.name))
+            ]
+            for dist, _ in wheels:
+                installation.evidence.append(
+                    Evidence(
+                        kind="package", source=dist.record_dir, detail=f"{dist.name} {dist.version}"
                     )
-                    return
+                )
+            if len(wheels) == 1:
+                installation.version, installation.cuda = wheels[0][0].version, wheels[0][1]
+                return
+            if wheels:
+                # Several NCCL wheels write the same file: the last one installed won. Only the
+                # binary can say which.
+                installation.properties["wheels"] = ", ".join(
+                    f"{d.name} {d.version}" for d, _ in wheels
+                )
+                self._from_binary(ctx, real, installation)
+                return
         package = ctx.dpkg.get("libnccl2")
         deb = _DEB.match(package or "")
         name_version = soname_version(posixpath.basename(real), "libnccl")
         if deb and installation.origin == "system" and name_version in (None, deb.group(1)):
             installation.version, installation.cuda = deb.group(1), deb.group(2)
             installation.evidence.append(
-                Evidence(kind="package", source="/var/lib/dpkg/status", detail=f"libnccl2 {package}")
+                Evidence(
+                    kind="package", source="/var/lib/dpkg/status", detail=f"libnccl2 {package}"
+                )
             )
             return
         if name_version and name_version.count(".") == 2:
             installation.version = name_version
             return
-        if self._from_header(ctx, real, installation):
-            return
+        if not self._from_header(ctx, real, installation):
+            self._from_binary(ctx, real, installation)
+
+    @staticmethod
+    def _from_binary(ctx: ProbeContext, real: str, installation: Installation) -> None:
         match = ctx.view.search(real, VERSION_STRING)
         if match is not None:
             installation.version = match.group(1).decode()

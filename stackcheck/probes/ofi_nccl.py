@@ -72,14 +72,23 @@ class OfiNcclProbe(Probe):
             installation = Installation(
                 path=real,
                 origin="vendor" if real.startswith("/opt/") else "system",
-                evidence=[Evidence(kind="filename", source=path, detail=posixpath.basename(real), layer=ctx.view.provenance(real))],
+                evidence=[
+                    Evidence(
+                        kind="filename",
+                        source=path,
+                        detail=posixpath.basename(real),
+                        layer=ctx.view.provenance(real),
+                    )
+                ],
             )
             match = ctx.view.search(real, _VERSION)
             if match is not None:
                 installation.version = match.group(1).decode()
                 installation.properties["plugin"] = "aws-ofi-nccl"
                 installation.evidence.append(
-                    Evidence(kind="binary", source=real, detail=match.group(0).decode(errors="replace"))
+                    Evidence(
+                        kind="binary", source=real, detail=match.group(0).decode(errors="replace")
+                    )
                 )
             elif package_version is not None and real.startswith("/opt/amazon/"):
                 installation.version = package_version
@@ -87,7 +96,11 @@ class OfiNcclProbe(Probe):
             self._dependencies(ctx, real, installation)
             add_installation(snapshot, ComponentName.OFI_NCCL, installation)
         self._discovery(ctx, snapshot)
-        set_unknown(snapshot, ComponentName.OFI_NCCL, "no libnccl-net*.so under /opt/amazon, /opt/aws-ofi-nccl or on the loader path")
+        set_unknown(
+            snapshot,
+            ComponentName.OFI_NCCL,
+            "no libnccl-net*.so under /opt/amazon, /opt/aws-ofi-nccl or on the loader path",
+        )
 
     @staticmethod
     def _package_version(ctx: ProbeContext) -> str | None:

@@ -34,11 +34,17 @@ class PlatformProbe(Probe):
             runtime.memlock_bytes = ctx.live.memlock_bytes()
             runtime.shm_bytes = ctx.live.shm_bytes()
             runtime.evidence.append(
-                Evidence(kind="command", source="getrlimit(RLIMIT_MEMLOCK)", detail=str(runtime.memlock_bytes))
+                Evidence(
+                    kind="command",
+                    source="getrlimit(RLIMIT_MEMLOCK)",
+                    detail=str(runtime.memlock_bytes),
+                )
             )
             if runtime.shm_bytes is not None:
                 runtime.evidence.append(
-                    Evidence(kind="command", source="statvfs(/dev/shm)", detail=str(runtime.shm_bytes))
+                    Evidence(
+                        kind="command", source="statvfs(/dev/shm)", detail=str(runtime.shm_bytes)
+                    )
                 )
             return
         kernel = ctx.view.read_text("/proc/sys/kernel/osrelease", 256)

@@ -88,7 +88,9 @@ def find_python_envs(
             patterns.append(posixpath.join(prefix, "lib/python3*/site-packages"))
     if include_running:
         patterns.extend(
-            p for p in sys.path if p.startswith("/") and p.endswith(("site-packages", "dist-packages"))
+            p
+            for p in sys.path
+            if p.startswith("/") and p.endswith(("site-packages", "dist-packages"))
         )
     found: dict[str, PythonEnv] = {}
     for pattern in patterns:

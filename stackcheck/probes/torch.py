@@ -19,7 +19,10 @@ from stackcheck.probes.python_envs import PythonEnv
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 from stackcheck.versions import local_tag
 
-ARCH_LIST = re.compile(rb"\x00((?:sm|compute)_\d{2,3}[af]?(?: (?:sm|compute)_\d{2,3}[af]?)+)\x00")
+# A whole NUL-terminated string of arch names, not part of a longer text.
+ARCH_LIST = re.compile(
+    rb"(?<![ -~])((?:sm|compute)_\d{2,3}[af]?(?: (?:sm|compute)_\d{2,3}[af]?)+)\x00"
+)
 # The libraries whose copy decides correctness and speed; the key names the snapshot property.
 TRACKED_LIBRARIES = {
     "nccl": re.compile(r"^libnccl\.so"),
@@ -39,12 +42,16 @@ class TorchProbe(Probe):
                 add_installation(snapshot, ComponentName.TORCH, installation)
         searched = ", ".join(e.site_packages for e in ctx.python_envs) or "none found"
         set_unknown(
-            snapshot, ComponentName.TORCH, f"no torch package in the Python environments ({searched})"
+            snapshot,
+            ComponentName.TORCH,
+            f"no torch package in the Python environments ({searched})",
         )
 
     def _installation(self, ctx: ProbeContext, env: PythonEnv, package: str) -> Installation:
         installation = Installation(path=package, origin="pip", python_env=env.site_packages)
-        if env.kind == "conda" and ctx.view.glob(posixpath.join(env.prefix, "conda-meta/pytorch-*.json")):
+        if env.kind == "conda" and ctx.view.glob(
+            posixpath.join(env.prefix, "conda-meta/pytorch-*.json")
+        ):
             installation.origin = "conda"
         version_file = posixpath.join(package, "version.py")
         values = python_assignments(ctx.view.read_text(version_file, 65536) or "")

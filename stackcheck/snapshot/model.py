@@ -36,7 +36,7 @@ class ComponentName(str, Enum):
     TORCH = "torch"
 
     @property
-    def title(self) -> str:
+    def display_name(self) -> str:
         return _TITLES[self]
 
 

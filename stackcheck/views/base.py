@@ -37,6 +37,7 @@ class FileView(ABC):
     def __init__(self, label: str) -> None:
         self.label = label
         self.problems: list[str] = []  # e.g. symlink loops met while resolving
+        self._listings: dict[str, list[str]] = {}  # probes list the same library dirs often
 
     # -- primitives -------------------------------------------------------------------------
     @abstractmethod
@@ -111,10 +112,13 @@ class FileView(ABC):
 
     def listdir(self, path: str) -> list[str]:
         real = self.resolve(path)
-        entry = None if real is None else self._lstat(real)
-        if real is None or entry is None or entry.kind != "dir":
+        if real is None:
             return []
-        return sorted(self._listdir(real))
+        if real not in self._listings:
+            entry = self._lstat(real)
+            names = self._listdir(real) if entry is not None and entry.kind == "dir" else []
+            self._listings[real] = sorted(names)
+        return self._listings[real]
 
     # -- reading ----------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = SMALL_FILE_LIMIT) -> bytes | None:

@@ -1,0 +1,73 @@
+"""Time `stackcheck probe` against `python -m torch.utils.collect_env` on this machine.
+
+Both run as fresh processes, as a user would run them; the figure is the median of several runs.
+collect_env needs PyTorch: the script makes a virtualenv with PyTorch's CPU wheel under
+.cache/bench-venv the first time (or use --collect-env-python).
+
+    python benchmarks/probe_vs_collect_env.py --runs 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+BENCH_VENV = PROJECT / ".cache" / "bench-venv"
+TORCH = "torch==2.13.0"
+
+
+def collect_env_python() -> Path:
+    python = BENCH_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(BENCH_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", TORCH], check=True)
+    return python
+
+
+def timed(argv: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+
+    other = args.collect_env_python or collect_env_python()
+    probe = timed(
+        [sys.executable, "-m", "stackcheck", "probe", "--json", "--no-network"], args.runs
+    )
+    collect = timed([str(other), "-m", "torch.utils.collect_env"], args.runs)
+    result = {
+        "runs": args.runs,
+        "stackcheck_probe_median_s": round(statistics.median(probe), 3),
+        "collect_env_median_s": round(statistics.median(collect), 3),
+    }
+    result["ratio"] = round(result["stackcheck_probe_median_s"] / result["collect_env_median_s"], 3)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        probe_s, collect_s = result["stackcheck_probe_median_s"], result["collect_env_median_s"]
+        print(f"stackcheck probe   median {probe_s:.3f} s  ({args.runs} runs)")
+        print(f"collect_env        median {collect_s:.3f} s  ({args.runs} runs)")
+        print(f"ratio              {result['ratio']:.3f}x   (goal <= 0.1x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

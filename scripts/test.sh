@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: a virtualenv with the project and its dev tools, the
+# real artefacts the tests read (NVIDIA wheels, PyTorch's CPU wheel, Debian's libfabric), lint,
+# type checks and pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+VENV=${STACKCHECK_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -e '.[dev]'
+
+export STACKCHECK_ARTIFACTS=${STACKCHECK_ARTIFACTS:-$PWD/.cache/artifacts}
+scripts/prepare-artifacts.sh "$STACKCHECK_ARTIFACTS"
+export STACKCHECK_REQUIRE_ARTIFACTS=1
+
+echo "== ruff"
+"$VENV/bin/ruff" check stackcheck tests benchmarks
+"$VENV/bin/ruff" format --check stackcheck tests benchmarks
+echo "== mypy"
+"$VENV/bin/mypy"
+echo "== pytest"
+"$VENV/bin/python" -m pytest "$@"

@@ -1,0 +1,1 @@
+"""Checking a snapshot: rules against the matrix, giving findings and recommendations."""

@@ -1,0 +1,123 @@
+"""What rules see: the snapshot, the matrix, and the derived facts several rules share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from stackcheck import versions
+from stackcheck.matrix.index import MatrixIndex
+from stackcheck.matrix.models import Gpu as MatrixGpu
+from stackcheck.snapshot.model import ComponentName, Evidence, Gpu, Installation, Snapshot
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    """A GPU model present, with its compute capability from NVML or, failing that, the matrix."""
+
+    name: str
+    count: int
+    compute_capability: str | None
+    known: MatrixGpu | None
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class CudaConsumer:
+    """Something that needs the driver to support a CUDA version: a torch build, a runtime."""
+
+    label: str
+    cuda: str
+    evidence: tuple[Evidence, ...]
+
+
+class CheckContext:
+    def __init__(self, snapshot: Snapshot, matrix: MatrixIndex) -> None:
+        self.snapshot = snapshot
+        self.matrix = matrix
+
+    def installations(self, name: ComponentName) -> list[Installation]:
+        return self.snapshot.installations(name)
+
+    @cached_property
+    def driver(self) -> Installation | None:
+        """The kernel module's version when known (it is what CUDA checks), else user space."""
+        found = [i for i in self.installations(ComponentName.DRIVER) if i.version]
+        kernel = [i for i in found if i.origin == "kernel"]
+        return next(iter(kernel or found), None)
+
+    @cached_property
+    def gpus(self) -> list[GpuFacts]:
+        by_name: dict[str, list[Gpu]] = {}
+        for gpu in self.snapshot.gpus.devices:
+            by_name.setdefault(gpu.name, []).append(gpu)
+        facts = []
+        for name, devices in by_name.items():
+            known = self.matrix.gpu(name)
+            cc = devices[0].compute_capability or (known.compute_capability if known else None)
+            evidence = tuple(e for d in devices for e in d.evidence)
+            facts.append(GpuFacts(name, len(devices), cc, known, evidence))
+        return facts
+
+    @cached_property
+    def has_nvidia_gpu(self) -> bool:
+        return bool(self.snapshot.gpus.devices) or self.driver is not None
+
+    @cached_property
+    def torch_cuda_builds(self) -> list[Installation]:
+        return [
+            t
+            for t in self.installations(ComponentName.TORCH)
+            if t.properties.get("cpu_only") != "yes" and t.cuda
+        ]
+
+    @cached_property
+    def cuda_consumers(self) -> list[CudaConsumer]:
+        """Torch CUDA builds, pip CUDA runtimes, and the default toolkit: what jobs run on."""
+        consumers: list[CudaConsumer] = []
+        for torch in self.torch_cuda_builds:
+            assert torch.cuda is not None
+            consumers.append(
+                CudaConsumer(
+                    f"PyTorch {torch.version} ({torch.python_env})",
+                    torch.cuda,
+                    tuple(torch.evidence[:1]),  # version.py, where the CUDA build was read
+                )
+            )
+        for runtime in self.installations(ComponentName.CUDA_RUNTIME):
+            if runtime.origin == "pip" and runtime.cuda:
+                consumers.append(
+                    CudaConsumer(
+                        f"CUDA runtime {runtime.version} ({runtime.path})",
+                        runtime.cuda,
+                        tuple(runtime.evidence),
+                    )
+                )
+        for toolkit in self.installations(ComponentName.CUDA_TOOLKIT):
+            if toolkit.properties.get("default") == "yes" and toolkit.version:
+                consumers.append(
+                    CudaConsumer(
+                        f"CUDA toolkit {toolkit.version} ({toolkit.path})",
+                        toolkit.version,
+                        tuple(toolkit.evidence),
+                    )
+                )
+        return consumers
+
+    @cached_property
+    def efa_available(self) -> bool | None:
+        """True when the host has EFA devices (or the target instance type has EFA interfaces)."""
+        devices = self.snapshot.runtime.efa_devices
+        if devices is not None:
+            return bool(devices)
+        instance = self.matrix.instance(self.snapshot.instance.type)
+        if instance is not None:
+            return instance.efa_interfaces > 0
+        return None
+
+    @staticmethod
+    def version_at_least(have: str | None, need: str | None) -> bool | None:
+        a, b = versions.parse(have), versions.parse(need)
+        if a is None or b is None:
+            return None
+        return a >= b

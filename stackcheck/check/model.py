@@ -1,0 +1,71 @@
+"""Findings and the report: what the check stage hands to every output format."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stackcheck import __version__
+from stackcheck.snapshot.model import Evidence, Snapshot
+
+REPORT_SCHEMA_VERSION = 1
+
+
+class Severity(str, Enum):
+    """``error``: will fail or is known-broken. ``warning``: a silent performance or correctness
+    risk. ``info``: advice."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    def at_least(self, threshold: Severity) -> bool:
+        return self.rank >= threshold.rank
+
+
+_RANK = {Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    family: str
+    severity: Severity
+    title: str
+    message: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    fix: str
+    docs: str
+
+
+class Recommendation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str  # "dlami", "dlc", "ngc"
+    name: str  # what to use: an AMI name, an image URI with tag
+    reason: str
+    changes: list[str] = Field(default_factory=list)  # "driver 535.161.07 -> 580.105.08"
+    source: str | None = None
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    stackcheck_version: str = __version__
+    matrix_version: str
+    snapshot: Snapshot
+    findings: list[Finding] = Field(default_factory=list)
+    recommendations: list[Recommendation] = Field(default_factory=list)
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)

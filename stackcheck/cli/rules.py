@@ -1,0 +1,62 @@
+"""``stackcheck rules`` and ``stackcheck explain``: the rule catalogue and each rule's docs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from stackcheck.cli.common import EXIT_CLEAN
+from stackcheck.errors import StackcheckError
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    listing = commands.add_parser(
+        "rules", help="list every rule: ID, family, severity, title", description="list every rule"
+    )
+    listing.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    listing.set_defaults(run=run_rules)
+    explain = commands.add_parser(
+        "explain",
+        help="print a rule's documentation: what it checks, why it matters, example, fix",
+        description="print a rule's documentation",
+    )
+    explain.add_argument("rule_id", metavar="RULE_ID", help="e.g. SC101 or driver-too-old")
+    explain.set_defaults(run=run_explain)
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from stackcheck.rules import RULES
+
+    if args.json:
+        import json
+
+        rows = [
+            {
+                "id": r.id,
+                "name": r.name,
+                "family": r.family,
+                "severity": r.severity.value,
+                "title": r.title,
+            }
+            for r in RULES
+        ]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_CLEAN
+    width = max(len(r.family) for r in RULES)
+    sys.stdout.write(f"{'ID':<7}{'FAMILY':<{width + 2}}{'SEVERITY':<10}TITLE\n")
+    for rule in RULES:
+        sys.stdout.write(
+            f"{rule.id:<7}{rule.family:<{width + 2}}{rule.severity.value:<10}{rule.title}\n"
+        )
+    return EXIT_CLEAN
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from stackcheck.rules import rule_by_id
+    from stackcheck.rules.docs import rule_page
+
+    rule = rule_by_id(args.rule_id)
+    if rule is None:
+        raise StackcheckError(f"no rule {args.rule_id!r}; `stackcheck rules` lists them")
+    sys.stdout.write(rule_page(rule))
+    return EXIT_CLEAN

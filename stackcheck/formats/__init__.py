@@ -1,0 +1,22 @@
+"""Output formats for reports. The CLI picks one by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from stackcheck.formats.base import ReportFormat
+from stackcheck.formats.json import JsonFormat
+from stackcheck.formats.text import TextFormat, use_colour
+
+_FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
+    "text": lambda colour: TextFormat(colour=colour),
+    "json": lambda _colour: JsonFormat(),
+}
+FORMAT_NAMES = tuple(_FACTORIES)
+
+
+def get_format(name: str, colour: bool | None = None) -> ReportFormat:
+    return _FACTORIES[name](use_colour() if colour is None else colour)
+
+
+__all__ = ["FORMAT_NAMES", "JsonFormat", "ReportFormat", "TextFormat", "get_format"]

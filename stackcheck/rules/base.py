@@ -1,0 +1,59 @@
+"""The rule interface. Each rule has a stable ID, a family, a default severity and its docs
+(what it checks, why it matters, an example, the fix), in the manner of ruff's rule pages."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.snapshot.model import Evidence
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    what: str  # what it does
+    why: str  # why is this bad
+    example: str  # a situation that triggers it
+    fix: str  # what to do instead
+    references: tuple[str, ...] = ()
+
+
+class Rule(ABC):
+    id: ClassVar[str]  # "SC101"; never reused, never renumbered
+    name: ClassVar[str]  # "driver-too-old"
+    family: ClassVar[str]  # "driver-cuda"
+    severity: ClassVar[Severity]  # the most severe level the rule reports at
+    title: ClassVar[str]
+    doc: ClassVar[RuleDoc]
+
+    @abstractmethod
+    def check(self, ctx: CheckContext) -> Iterable[Finding]: ...
+
+    def finding(
+        self,
+        message: str,
+        evidence: Sequence[Evidence] = (),
+        *,
+        fix: str | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        return Finding(
+            id=self.id,
+            family=self.family,
+            severity=severity or self.severity,
+            title=self.title,
+            message=message,
+            evidence=list(dict.fromkeys(evidence)),
+            fix=fix or self.doc.fix,
+            docs=f"stackcheck explain {self.id}",
+        )
+
+    def capped(self, unsure: bool) -> Severity:
+        """The rule's severity, lowered to warning when it rests on an unsure matrix fact."""
+        if unsure and self.severity is Severity.ERROR:
+            return Severity.WARNING
+        return self.severity

@@ -1,0 +1,238 @@
+"""Family ``driver-cuda``: does the driver run the CUDA the stack was built for?
+
+CUDA's rules, from NVIDIA's compatibility guide: a runtime runs on a driver at or above its
+release's minimum; within one major it also runs on any driver above the major's floor
+(minor-version compatibility, limited features); beyond that only the forward-compatibility
+package helps, and only on data-center GPUs (else error 804).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from stackcheck import versions
+from stackcheck.check.context import CheckContext, CudaConsumer
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.snapshot.model import ComponentName, Installation
+
+
+def _compat_libraries(ctx: CheckContext) -> list[Installation]:
+    return [c for c in ctx.installations(ComponentName.CUDA_COMPAT) if c.version]
+
+
+def _covered_by_compat(ctx: CheckContext, needed: str) -> Installation | None:
+    """A forward-compat libcuda new enough for ``needed`` (a driver version), if any."""
+    for compat in _compat_libraries(ctx):
+        if ctx.version_at_least(compat.version, needed):
+            return compat
+    return None
+
+
+def _needs(ctx: CheckContext, consumer: CudaConsumer) -> tuple[str | None, str | None, bool]:
+    """(floor of the major, full-compatibility minimum, unsure) for a consumer's CUDA."""
+    major = ctx.matrix.cuda_major(versions.major(consumer.cuda))
+    release = ctx.matrix.cuda_release(consumer.cuda)
+    unsure = bool((major and major.unsure) or (release and release.unsure))
+    return (
+        major.min_driver if major else None,
+        release.min_driver if release else None,
+        unsure,
+    )
+
+
+@dataclass(frozen=True)
+class _Shortfall:
+    """A CUDA consumer that needs more than the driver's own branch provides."""
+
+    driver: Installation
+    consumer: CudaConsumer
+    floor: str  # the driver the consumer's CUDA major needs
+    unsure: bool
+    compat: Installation | None  # a forward-compat libcuda that covers it, if any
+
+
+def _shortfalls(ctx: CheckContext) -> Iterator[_Shortfall]:
+    driver = ctx.driver
+    if driver is None:
+        return
+    for consumer in ctx.cuda_consumers:
+        floor, _, unsure = _needs(ctx, consumer)
+        if floor is None or ctx.version_at_least(driver.version, floor) is not False:
+            continue
+        yield _Shortfall(driver, consumer, floor, unsure, _covered_by_compat(ctx, floor))
+
+
+class DriverTooOld(Rule):
+    id = "SC101"
+    name = "driver-too-old"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    title = "Driver too old for the CUDA in use"
+    doc = RuleDoc(
+        what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
+        "runtime and the default toolkit needs, using the matrix's per-major floors.",
+        why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
+        "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
+        "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start.",
+        example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
+        "CUDA 12.x at most).",
+        fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
+        "a current DLAMI brings it), or install the PyTorch build for the CUDA major the driver "
+        "supports (e.g. a cu126 wheel on R535). On data-center GPUs the cuda-compat package is "
+        "another way.",
+        references=(
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+            "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for short in _shortfalls(ctx):
+            if short.compat is not None:
+                continue  # reported by the forward-compat rules
+            yield self.finding(
+                f"{short.consumer.label} needs CUDA {short.consumer.cuda}, which needs driver >= "
+                f"{short.floor}; the driver is {short.driver.version}.",
+                [*short.driver.evidence, *short.consumer.evidence],
+                severity=self.capped(short.unsure),
+            )
+
+
+class MinorVersionCompatibility(Rule):
+    id = "SC102"
+    name = "minor-version-compatibility"
+    family = "driver-cuda"
+    severity = Severity.INFO
+    title = "CUDA runs through minor-version compatibility"
+    doc = RuleDoc(
+        what="Notes a CUDA runtime newer than the driver's own CUDA but within the same major, "
+        "which runs through CUDA minor-version compatibility.",
+        why="It works, with limits: the driver cannot JIT-compile PTX built by the newer "
+        "toolkit, and features of the newer release that need driver support are missing. "
+        "Wheels that carry SASS for the GPU are unaffected.",
+        example="A PyTorch cu128 wheel on driver 535.161.07 (CUDA 12.2).",
+        fix="Nothing is required. To lift the limits, move to a driver at least the CUDA "
+        "release's minimum (see `stackcheck matrix cuda <version>`).",
+        references=(
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        driver = ctx.driver
+        if driver is None:
+            return
+        for consumer in ctx.cuda_consumers:
+            floor, full, _ = _needs(ctx, consumer)
+            if floor is None or full is None:
+                continue
+            if ctx.version_at_least(driver.version, floor) and not ctx.version_at_least(
+                driver.version, full
+            ):
+                yield self.finding(
+                    f"{consumer.label} is built for CUDA {consumer.cuda} (full support from driver "
+                    f"{full}); driver {driver.version} runs it through minor-version "
+                    "compatibility.",
+                    [*driver.evidence, *consumer.evidence],
+                )
+
+
+class DriverLibraryMismatch(Rule):
+    id = "SC103"
+    name = "driver-library-mismatch"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    title = "Kernel module and user-space driver differ"
+    doc = RuleDoc(
+        what="Compares the loaded NVIDIA kernel module's version with the version of the "
+        "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use.",
+        why="They must be the same release. After a driver upgrade without a reboot, or a "
+        "container carrying its own driver libraries, NVML fails with `Driver/library version "
+        "mismatch` and CUDA cannot initialise.",
+        example="/proc/driver/nvidia/version says 550.54.15 while libcuda.so.550.90.07 is on the "
+        "loader path.",
+        fix="Reboot after a driver upgrade (or reload the nvidia modules); in containers, do not "
+        "ship driver libraries: the NVIDIA container toolkit mounts the host's.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        found = ctx.installations(ComponentName.DRIVER)
+        kernel = {i.version for i in found if i.origin == "kernel" and i.version}
+        user = [i for i in found if i.origin == "system" and i.version and i.version not in kernel]
+        if kernel and user:
+            yield self.finding(
+                f"Kernel module {', '.join(sorted(kernel))} but user-space driver "
+                f"{', '.join(sorted({u.version or '' for u in user}))}.",
+                [e for i in found for e in i.evidence],
+            )
+
+
+class ForwardCompatUnsupportedGpu(Rule):
+    id = "SC104"
+    name = "forward-compat-unsupported-gpu"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    title = "Forward compatibility on a GPU that does not allow it"
+    doc = RuleDoc(
+        what="Finds CUDA that only runs through the forward-compatibility libraries "
+        "(cuda-compat) on a GPU that is not a data-center part.",
+        why="Forward compatibility is supported on NVIDIA data-center GPUs only; elsewhere CUDA "
+        "initialisation fails with error 804 (`forward compatibility was attempted on non "
+        "supported HW`).",
+        example="An NGC image for CUDA 13 with /usr/local/cuda/compat first in LD_LIBRARY_PATH, on "
+        "a GeForce RTX 4090 with driver 550.",
+        fix="Upgrade the host driver to one that supports the image's CUDA natively, or use an "
+        "image built for the driver's CUDA; remove the compat directory from LD_LIBRARY_PATH.",
+        references=(
+            "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        consumer_gpus = [g for g in ctx.gpus if g.known is not None and not g.known.datacenter]
+        if not consumer_gpus:
+            return
+        names = ", ".join(g.name for g in consumer_gpus)
+        for short in _shortfalls(ctx):
+            if short.compat is not None:
+                yield self.finding(
+                    f"{short.consumer.label} needs the forward-compat driver "
+                    f"{short.compat.version} ({short.compat.path}), which {names} does not "
+                    "support.",
+                    [*short.compat.evidence, *(e for g in consumer_gpus for e in g.evidence)],
+                )
+
+
+class ForwardCompatInUse(Rule):
+    id = "SC105"
+    name = "forward-compat-in-use"
+    family = "driver-cuda"
+    severity = Severity.INFO
+    title = "CUDA runs through forward compatibility"
+    doc = RuleDoc(
+        what="Notes CUDA that is newer than the driver's branch supports but is covered by a "
+        "cuda-compat library on a data-center GPU.",
+        why="This works on data-center GPUs, but the compat library must stay on the loader "
+        "path for every process (entrypoints that set LD_LIBRARY_PATH are often bypassed by "
+        "`mpirun` or a Kubernetes `command:`), and it ties the image to specific driver branches.",
+        example="NGC 25.10 (CUDA 13.0) on an H100 host with driver 535.",
+        fix="Prefer a host driver that supports the CUDA major natively (R580+ for CUDA 13); "
+        "otherwise make sure every rank gets the compat directory first in LD_LIBRARY_PATH.",
+        references=(
+            "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if any(g.known is not None and not g.known.datacenter for g in ctx.gpus):
+            return  # SC104's case
+        for short in _shortfalls(ctx):
+            if short.compat is not None:
+                yield self.finding(
+                    f"{short.consumer.label} needs driver >= {short.floor}; driver "
+                    f"{short.driver.version} runs it through the forward-compat libcuda "
+                    f"{short.compat.version} in {short.compat.path}.",
+                    [*short.driver.evidence, *short.compat.evidence],
+                )

@@ -1,0 +1,108 @@
+"""Families ``cudnn`` and ``nccl-multiple``: the libraries PyTorch loads, and their copies."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from stackcheck import versions
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.snapshot.model import ComponentName, Installation
+
+
+def _holds(installation: Installation, path: str) -> bool:
+    """Whether ``path`` (a resolved library file) is this installation's file or in its folder."""
+    return installation.path is not None and (
+        path == installation.path or posixpath.dirname(path) == installation.path
+    )
+
+
+def _loaded(
+    ctx: CheckContext, torch: Installation, key: str, component: ComponentName
+) -> Installation | None:
+    path = torch.properties.get(f"loads_{key}", "")
+    if not path.startswith("/"):
+        return None
+    return next((i for i in ctx.installations(component) if _holds(i, path)), None)
+
+
+class CudnnCudaMismatch(Rule):
+    id = "SC301"
+    name = "cudnn-cuda-mismatch"
+    family = "cudnn"
+    severity = Severity.ERROR
+    title = "cuDNN built for another CUDA major"
+    doc = RuleDoc(
+        what="Compares the CUDA major of the cuDNN a PyTorch build would load (or that sits in "
+        "its environment as an nvidia-cudnn-cuXX wheel) with the CUDA major PyTorch is built for.",
+        why="A cuDNN for CUDA 11 cannot work with a CUDA 12 runtime (and 12 with 13): "
+        "convolutions fail with `CUDNN_STATUS_NOT_INITIALIZED` or the library does not load.",
+        example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
+        fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
+        "e.g. nvidia-cudnn-cu12) and remove the other.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for torch in ctx.torch_cuda_builds:
+            want = versions.major(torch.cuda)
+            candidates = [
+                c
+                for c in ctx.installations(ComponentName.CUDNN)
+                if c.python_env == torch.python_env and c.origin == "pip"
+            ]
+            loaded = _loaded(ctx, torch, "cudnn", ComponentName.CUDNN)
+            if loaded is not None and loaded not in candidates:
+                candidates.append(loaded)
+            for cudnn in candidates:
+                have = versions.major(cudnn.cuda)
+                if have is not None and want is not None and have != want:
+                    yield self.finding(
+                        f"PyTorch {torch.version} is built for CUDA {torch.cuda} but cuDNN "
+                        f"{cudnn.version} at {cudnn.path} is built for CUDA {have}.",
+                        [*torch.evidence[:1], *cudnn.evidence],
+                    )
+
+
+class MultipleNccl(Rule):
+    id = "SC302"
+    name = "multiple-nccl"
+    family = "nccl-multiple"
+    severity = Severity.WARNING
+    title = "PyTorch may load a different NCCL than its own"
+    doc = RuleDoc(
+        what="Resolves the libnccl.so.2 PyTorch's libtorch_cuda.so would load (RPATH, "
+        "LD_LIBRARY_PATH, RUNPATH, ld.so.conf) and compares it with the NCCL wheel PyTorch was "
+        "installed with; also flags two NCCL wheels of different CUDA majors in one environment.",
+        why="A second NCCL on the search path silently wins: the job runs with a version it was "
+        "not built or tested with — missing fixes, different tuning, or undefined symbols such "
+        "as `ncclCommRegister` depending on import order (pytorch/pytorch#112285, "
+        "NVIDIA/nccl#809).",
+        example="LD_LIBRARY_PATH=/usr/local/cuda/lib64 holding NCCL 2.18.5 while torch's wheel "
+        "pins nvidia-nccl-cu12 2.21.5.",
+        fix="Remove the foreign NCCL directory from LD_LIBRARY_PATH (or remove the extra "
+        "installation) so PyTorch loads the NCCL it pins; to use a newer NCCL deliberately, "
+        "upgrade the nvidia-nccl wheel instead.",
+        references=("https://github.com/pytorch/pytorch/issues/112285",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        nccl = ctx.installations(ComponentName.NCCL)
+        for torch in ctx.torch_cuda_builds:
+            own = [n for n in nccl if n.origin == "pip" and n.python_env == torch.python_env]
+            loaded = _loaded(ctx, torch, "nccl", ComponentName.NCCL)
+            if loaded is not None and own and loaded not in own:
+                how = next((e for e in torch.evidence if "libnccl" in (e.detail or "")), None)
+                yield self.finding(
+                    f"PyTorch {torch.version} would load NCCL {loaded.version} from {loaded.path}, "
+                    f"not the NCCL {own[0].version} wheel it was installed with.",
+                    [*([how] if how else []), *loaded.evidence, *own[0].evidence],
+                )
+        for n in nccl:
+            if "wheels" in n.properties:
+                yield self.finding(
+                    f"{n.python_env} has several NCCL wheels writing one libnccl.so.2 "
+                    f"({n.properties['wheels']}); the file there is NCCL {n.version or 'unknown'}.",
+                    n.evidence,
+                )

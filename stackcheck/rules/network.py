@@ -1,0 +1,106 @@
+"""Family ``nccl-net-fallback``: will NCCL use EFA, or silently fall back to TCP sockets?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+
+
+def _uses_nccl(ctx: CheckContext) -> bool:
+    return bool(ctx.installations(ComponentName.NCCL) or ctx.torch_cuda_builds)
+
+
+def _loaded_plugin(ctx: CheckContext) -> Installation | None:
+    for plugin in ctx.installations(ComponentName.OFI_NCCL):
+        if plugin.properties.get("loaded_by_nccl", "no") != "no":
+            return plugin
+    return None
+
+
+def _efa_evidence(ctx: CheckContext) -> list[Evidence]:
+    evidence = [e for e in ctx.snapshot.runtime.evidence if "infiniband" in e.source]
+    return evidence or ctx.snapshot.instance.evidence
+
+
+class NetPluginMissing(Rule):
+    id = "SC401"
+    name = "net-plugin-missing"
+    family = "nccl-net-fallback"
+    severity = Severity.ERROR
+    title = "EFA present but NCCL will not find the aws-ofi-nccl plugin"
+    doc = RuleDoc(
+        what="On a host (or target instance) with EFA, checks that the NCCL net plugin "
+        "(`libnccl-net.so`, or `libnccl-net-<name>.so` for `NCCL_NET_PLUGIN=<name>`) resolves on "
+        "the loader path the way NCCL's dlopen would find it.",
+        why="NCCL does not fail when its plugin is missing: it logs `NET/Plugin: No plugin found "
+        "(libnccl-net.so)` at INFO level and uses TCP sockets. Multi-node collectives then run "
+        "at a fraction of EFA's bandwidth; a p5 job can be several times slower with no error.",
+        example="An image with aws-ofi-nccl in /opt/amazon/ofi-nccl/lib but no entry for it in "
+        "LD_LIBRARY_PATH or /etc/ld.so.conf.d; or NCCL_NET_PLUGIN=none.",
+        fix="Put the plugin directory on the loader path (EFA installer >= 1.44: "
+        "/opt/amazon/ofi-nccl/lib, or lib64 on AL2023), e.g. `ENV LD_LIBRARY_PATH="
+        "/opt/amazon/ofi-nccl/lib:$LD_LIBRARY_PATH`; on NCCL >= 2.19 with aws-ofi-nccl >= 1.15 "
+        "set NCCL_NET_PLUGIN=ofi; and set NCCL_NET='AWS Libfabric' so a missing plugin fails "
+        "loudly instead of falling back.",
+        references=("https://github.com/aws/aws-ofi-nccl",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if not ctx.efa_available or not _uses_nccl(ctx):
+            return
+        plugins = ctx.installations(ComponentName.OFI_NCCL)
+        if _loaded_plugin(ctx) is not None:
+            return
+        if ctx.snapshot.env_value("NCCL_NET_PLUGIN") == "none":
+            yield self.finding(
+                "NCCL_NET_PLUGIN=none disables NCCL's net plugins on a host with EFA.",
+                [ctx.snapshot.env["NCCL_NET_PLUGIN"].evidence, *_efa_evidence(ctx)],
+            )
+        elif plugins:
+            places = ", ".join(p.path or "?" for p in plugins)
+            yield self.finding(
+                f"aws-ofi-nccl is installed ({places}) but not on the loader path NCCL searches: "
+                "NCCL will use TCP sockets instead of EFA.",
+                [*(e for p in plugins for e in p.evidence), *_efa_evidence(ctx)],
+            )
+        else:
+            yield self.finding(
+                "EFA is present but no NCCL net plugin (aws-ofi-nccl) is installed: NCCL will "
+                "use TCP sockets instead of EFA.",
+                _efa_evidence(ctx),
+            )
+
+
+class NetPluginUnresolved(Rule):
+    id = "SC402"
+    name = "net-plugin-unresolved"
+    family = "nccl-net-fallback"
+    severity = Severity.ERROR
+    title = "The NCCL net plugin's own libraries do not resolve"
+    doc = RuleDoc(
+        what="Resolves every DT_NEEDED library of the net plugin NCCL would load, with the "
+        "plugin's RPATH/RUNPATH and the loader path.",
+        why="When a dependency is missing, dlopen fails, NCCL logs `Plugin load returned ...: "
+        "libhwloc.so.15: cannot open shared object file` at INFO level and falls back to "
+        "sockets (PrimeIntellect-ai/prime-rl#3452).",
+        example="libnccl-net-ofi.so needs libfabric.so.1 from /opt/amazon/efa/lib, which is not "
+        "on LD_LIBRARY_PATH in the container.",
+        fix="Add the directories of the missing libraries (usually /opt/amazon/efa/lib and "
+        "/opt/amazon/ofi-nccl/lib) to LD_LIBRARY_PATH or /etc/ld.so.conf.d, or install them.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        plugin = _loaded_plugin(ctx)
+        if plugin is None or "unresolved" not in plugin.properties:
+            return
+        severity = self.severity if ctx.efa_available else Severity.WARNING
+        yield self.finding(
+            f"{plugin.path} needs {plugin.properties['unresolved']}, which the loader would not "
+            "find: NCCL will skip the plugin and use sockets.",
+            plugin.evidence,
+            severity=severity,
+        )

@@ -1,0 +1,122 @@
+"""Families ``cpu-only-build`` and ``gpu-arch``: is the PyTorch build able to use these GPUs?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.archs import runs_on
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+
+
+class CpuOnlyTorch(Rule):
+    id = "SC201"
+    name = "cpu-only-torch"
+    family = "cpu-only-build"
+    severity = Severity.ERROR
+    title = "CPU-only PyTorch on a GPU host"
+    doc = RuleDoc(
+        what="Finds PyTorch builds without CUDA (`+cpu`, `torch.version.cuda` None, no "
+        "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver.",
+        why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
+        "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
+        "common cause (pytorch/pytorch#43493).",
+        example="torch 2.13.0+cpu in /opt/pytorch on a p5.48xlarge.",
+        fix="Reinstall PyTorch from the CUDA index that matches the driver, e.g. `pip install "
+        "torch --index-url https://download.pytorch.org/whl/cu126`, and pin it so other "
+        "packages cannot replace it.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if not ctx.has_nvidia_gpu:
+            return
+        builds = ctx.installations(ComponentName.TORCH)
+        cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
+        others = len(builds) - len(cpu_only)
+        gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
+        if ctx.driver is not None:
+            gpu_evidence.extend(ctx.driver.evidence[:1])
+        for torch in cpu_only:
+            message = f"PyTorch {torch.version} in {torch.python_env} has no CUDA support"
+            if others:
+                # Another environment has a CUDA build: this one is likely not the job's.
+                yield self.finding(
+                    message + f"; {others} other environment(s) have a CUDA build.",
+                    [*torch.evidence, *gpu_evidence],
+                    severity=Severity.INFO,
+                )
+            else:
+                yield self.finding(
+                    message + ", but this host has NVIDIA GPUs.", [*torch.evidence, *gpu_evidence]
+                )
+
+
+class TorchMissingArch(Rule):
+    id = "SC202"
+    name = "torch-missing-arch"
+    family = "gpu-arch"
+    severity = Severity.ERROR
+    title = "PyTorch build lacks the GPU's architecture"
+    doc = RuleDoc(
+        what="Compares each GPU's compute capability with the architectures the PyTorch build "
+        "carries (read from libtorch_python.so, else from the matrix for that wheel variant).",
+        why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
+        "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
+        "minutes of delay on every new process and no arch-specific instructions.",
+        example="PyTorch 2.8 cu128 (sm_75 and newer) on a p3 V100 (sm_70); or a cu126 wheel on "
+        "a B200 (sm_100).",
+        fix="Install the wheel variant whose arch list covers the GPU (`stackcheck matrix torch "
+        "<version>` lists them): cu126 still has sm_50-sm_90, cu128+/cu13x have sm_75-sm_120.",
+        references=("https://github.com/pytorch/pytorch/issues/157517",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for torch in ctx.torch_cuda_builds:
+            archs, evidence, unsure = self._archs(ctx, torch)
+            if not archs:
+                continue
+            for gpu in ctx.gpus:
+                if gpu.compute_capability is None:
+                    continue
+                verdict = runs_on(archs, gpu.compute_capability)
+                if verdict == "sass":
+                    continue
+                shown = " ".join(archs)
+                if verdict == "ptx":
+                    yield self.finding(
+                        f"PyTorch {torch.version} has no cubin for {gpu.name} (sm_"
+                        f"{gpu.compute_capability.replace('.', '')}); its kernels would be "
+                        f"JIT-compiled from PTX ({shown}).",
+                        [*evidence, *gpu.evidence[:1]],
+                        severity=Severity.WARNING,
+                    )
+                else:
+                    yield self.finding(
+                        f"PyTorch {torch.version} carries {shown}: nothing runs on {gpu.name} "
+                        f"(compute capability {gpu.compute_capability}).",
+                        [*evidence, *gpu.evidence[:1]],
+                        severity=self.capped(unsure),
+                    )
+
+    @staticmethod
+    def _archs(ctx: CheckContext, torch: Installation) -> tuple[list[str], list[Evidence], bool]:
+        if torch.archs:
+            read = [
+                e for e in torch.evidence if e.kind == "binary" and "arch list" in (e.detail or "")
+            ]
+            return torch.archs, read or torch.evidence[:1], False
+        release = ctx.matrix.torch_release(torch.version)
+        variant = ctx.matrix.torch_variant(torch.version, torch.cuda)
+        if release is None or variant is None or not variant.archs:
+            return [], [], True
+        unsure = release.unsure if variant.unsure is None else variant.unsure
+        source = variant.source or release.source
+        evidence = [
+            *torch.evidence[:1],
+            Evidence(
+                kind="matrix", source=source, detail=f"torch {release.version} cu{variant.cuda}"
+            ),
+        ]
+        return variant.archs, evidence, unsure

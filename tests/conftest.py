@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from stackcheck.cli import main
+from stackcheck.matrix import Matrix, load_matrix
+from tests.support.elfbuild import ElfFactory
+from tests.support.rootfs import Root
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def elves(tmp_path_factory: pytest.TempPathFactory) -> ElfFactory:
+    return ElfFactory(tmp_path_factory.mktemp("elves"))
+
+
+@pytest.fixture
+def root(tmp_path: Path, elves: ElfFactory) -> Root:
+    return Root(tmp_path / "root", elves)
+
+
+@pytest.fixture(scope="session")
+def matrix() -> Matrix:
+    return load_matrix()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Real artefacts made by scripts/prepare-artifacts.sh; required when the suite runs in CI."""
+    path = Path(os.environ.get("STACKCHECK_ARTIFACTS", PROJECT / ".cache" / "artifacts"))
+    if not (path / "realroot" / ".stamp").exists():
+        message = f"real artefacts missing at {path}: run scripts/prepare-artifacts.sh {path}"
+        if os.environ.get("STACKCHECK_REQUIRE_ARTIFACTS"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Outcome]:
+    """Run the command line in this process, as ``stackcheck ARGS``."""
+
+    def run(*arguments: str) -> Outcome:
+        try:
+            code = main(list(arguments))
+        except SystemExit as exc:  # argparse's --help / --version / usage errors
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return Outcome(code, captured.out, captured.err)
+
+    return run
+
+
+def run_stackcheck(
+    *arguments: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> Outcome:
+    """Run ``python -m stackcheck ARGS`` in a child process, as a user would."""
+    done = subprocess.run(
+        [sys.executable, "-m", "stackcheck", *arguments],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    return Outcome(done.returncode, done.stdout, done.stderr)
