@@ -8,20 +8,23 @@ a command loads only what it needs: `stackcheck probe` must start fast on a busy
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.errors import StackcheckError
+from stackcheck.policy.levels import FAIL_ON
 
 if TYPE_CHECKING:
     from stackcheck.check.model import Report
     from stackcheck.matrix import Matrix
+    from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FAIL_ON = ("error", "warning", "info", "never")
-FORMAT_NAMES = ("text", "json")  # stackcheck.formats.FORMAT_NAMES, kept here so --help stays light
+# stackcheck.formats.FORMAT_NAMES, repeated here so that --help does not import every format.
+FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown")
 
 
 def add_source_arguments(parser: argparse.ArgumentParser, snapshot_argument: bool) -> None:
@@ -62,8 +65,29 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
-        default="error",
-        help="exit 1 when a finding is at least this severe (default: error)",
+        help="exit 1 when a finding is at least this severe (default: the config's, else error)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: .stackcheck.toml, else [tool.stackcheck] in "
+        "pyproject.toml, in the current directory)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="FILE", help="findings recorded in FILE do not fail the gate"
+    )
+    parser.add_argument(
+        "--write-baseline", metavar="FILE", help="record the current findings in FILE"
+    )
+    parser.add_argument(
+        "--show-suppressed", action="store_true", help="list suppressed findings in text output"
+    )
+    parser.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 to FILE")
+    parser.add_argument("--report-json", metavar="FILE", help="also write the JSON report to FILE")
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="append a Markdown summary to FILE (default: $GITHUB_STEP_SUMMARY when set)",
     )
 
 
@@ -88,17 +112,56 @@ def snapshot_from(args: argparse.Namespace) -> Snapshot:
     return probe_host(LiveHost(allow_network=not args.no_network))
 
 
+def config_from(args: argparse.Namespace) -> Config:
+    """The configuration, read once per command; its matrix-dirs and fail-on apply."""
+    cached: Config | None = getattr(args, "loaded_config", None)
+    if cached is None:
+        from stackcheck.policy.config import find_config, load_config
+        from stackcheck.rules import RULES
+
+        path = find_config(getattr(args, "config", None), Path.cwd())
+        cached = load_config(path, {r.id for r in RULES})
+        args.loaded_config = cached
+    return cached
+
+
 def matrix_from(args: argparse.Namespace) -> Matrix:
     from stackcheck.matrix import load_matrix
 
-    return load_matrix(args.matrix_dir)
+    return load_matrix([*config_from(args).matrix_dirs, *args.matrix_dir])
 
 
 def emit(report: Report, args: argparse.Namespace) -> int:
+    """Apply the policy, write the side files, print the chosen format, return the exit code."""
     from stackcheck.formats import get_format
+    from stackcheck.policy import apply_policy
+    from stackcheck.policy.baseline import load_baseline, write_baseline
 
-    sys.stdout.write(get_format(args.format).render(report))
-    return exit_code(report, args.fail_on)
+    config = config_from(args)
+    baseline = load_baseline(Path(args.baseline)) if args.baseline else set()
+    report = apply_policy(report, config, baseline, args.baseline or "")
+    if args.write_baseline:
+        count = write_baseline(report, Path(args.write_baseline))
+        sys.stderr.write(
+            f"stackcheck: wrote {count} finding(s) to baseline {args.write_baseline}\n"
+        )
+    side_files = {args.sarif: "sarif", args.report_json: "json"}
+    for path, name in side_files.items():
+        if path:
+            _write(Path(path), get_format(name).render(report), append=False)
+    summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        _write(Path(summary), get_format("markdown").render(report), append=True)
+    sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
+    return exit_code(report, args.fail_on or config.fail_on or "error")
+
+
+def _write(path: Path, text: str, append: bool) -> None:
+    try:
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def exit_code(report: Report, fail_on: str) -> int:
