@@ -73,7 +73,8 @@ def render_stack(snapshot: Snapshot, out: _Writer) -> None:
         " ".join(p for p in (platform.os, platform.kernel, platform.machine) if p) or "unknown",
     )
     instance = snapshot.instance
-    out.row("Instance", instance.type or f"unknown: {instance.unknown or 'not probed'}")
+    shown = instance.type or f"unknown: {instance.unknown or 'not probed'}"
+    out.row("Instance", shown + (f" ({instance.ami})" if instance.ami else ""))
     gpus = snapshot.gpus
     if gpus.devices:
         counts: dict[str, int] = {}
