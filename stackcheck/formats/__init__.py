@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stackcheck.formats.base import ReportFormat
+from stackcheck.formats.base import PlanFormat, ReportFormat
 from stackcheck.formats.json import JsonFormat
+from stackcheck.formats.plan_text import PlanTextFormat
 from stackcheck.formats.text import TextFormat, use_colour
 
 _FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
@@ -15,8 +16,27 @@ _FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
 FORMAT_NAMES = tuple(_FACTORIES)
 
 
+_PLAN_FACTORIES: dict[str, Callable[[bool], PlanFormat]] = {
+    "text": lambda colour: PlanTextFormat(colour=colour),
+    "json": lambda _colour: JsonFormat(),
+}
+
+
 def get_format(name: str, colour: bool | None = None) -> ReportFormat:
     return _FACTORIES[name](use_colour() if colour is None else colour)
 
 
-__all__ = ["FORMAT_NAMES", "JsonFormat", "ReportFormat", "TextFormat", "get_format"]
+def get_plan_format(name: str, colour: bool | None = None) -> PlanFormat:
+    return _PLAN_FACTORIES[name](use_colour() if colour is None else colour)
+
+
+__all__ = [
+    "FORMAT_NAMES",
+    "JsonFormat",
+    "PlanFormat",
+    "PlanTextFormat",
+    "ReportFormat",
+    "TextFormat",
+    "get_format",
+    "get_plan_format",
+]
