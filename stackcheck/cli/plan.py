@@ -95,7 +95,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--instance", metavar="TYPE", help="EC2 instance type, e.g. p5.48xlarge")
     _sizes(
         parser,
-        "layout (unset: chosen by the planner)",
+        "layout (unset: 1 with --instance, the fewest nodes; chosen by the planner without)",
         {
             "--nodes": "instances",
             "--tp": "tensor-parallel size",

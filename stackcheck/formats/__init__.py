@@ -20,6 +20,7 @@ _PLAN_FACTORIES: dict[str, Callable[[bool], PlanFormat]] = {
     "text": lambda colour: PlanTextFormat(colour=colour),
     "json": lambda _colour: JsonFormat(),
 }
+PLAN_FORMAT_NAMES = tuple(_PLAN_FACTORIES)
 
 
 def get_format(name: str, colour: bool | None = None) -> ReportFormat:
@@ -32,6 +33,7 @@ def get_plan_format(name: str, colour: bool | None = None) -> PlanFormat:
 
 __all__ = [
     "FORMAT_NAMES",
+    "PLAN_FORMAT_NAMES",
     "JsonFormat",
     "PlanFormat",
     "PlanTextFormat",

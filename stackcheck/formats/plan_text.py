@@ -134,9 +134,7 @@ class PlanTextFormat(PlanFormat):
         self.colour = colour
 
     def render_plan(self, plan: PlanReport) -> str:
-        out = Writer(self.colour)
-        out.lines.append(f"stackcheck {plan.stackcheck_version} · matrix {plan.matrix_version}")
-        out.lines.append("")
+        out = Writer.titled(self.colour, plan.stackcheck_version, plan.matrix_version)
         _header(plan, out)
         if plan.memory is not None:
             _memory(plan.memory, out)
@@ -144,4 +142,4 @@ class PlanTextFormat(PlanFormat):
         _candidates(plan, out)
         _scale(plan, out)
         render_findings(plan.findings, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()

@@ -25,6 +25,16 @@ class Writer:
         self.lines: list[str] = []
         self.colour = colour
 
+    @classmethod
+    def titled(cls, colour: bool, version: str, matrix_version: str) -> Writer:
+        """A writer that starts with the banner every report carries."""
+        out = cls(colour)
+        out.lines += [f"stackcheck {version} · matrix {matrix_version}", ""]
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
 
@@ -154,15 +164,13 @@ class TextFormat(ReportFormat):
         self.colour = colour
 
     def render(self, report: Report) -> str:
-        out = Writer(self.colour)
-        out.lines.append(f"stackcheck {report.stackcheck_version} · matrix {report.matrix_version}")
-        out.lines.append("")
+        out = Writer.titled(self.colour, report.stackcheck_version, report.matrix_version)
         render_stack(report.snapshot, out)
         render_findings(report.findings, out)
         _render_recommendations(report, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()
 
     def render_snapshot(self, snapshot: Snapshot) -> str:
         out = Writer(self.colour)
         render_stack(snapshot, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()

@@ -8,6 +8,7 @@ and a layout chosen for it (see `search`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -40,7 +41,7 @@ from stackcheck.plan.model import (
 )
 from stackcheck.plan.request import PlanRequest
 from stackcheck.plan.scale import advise
-from stackcheck.plan.search import Fit, Pinned, fewest_nodes, gpu_memory, plannable
+from stackcheck.plan.search import Fit, Pinned, fewest_nodes, gpu_memory, place, plannable
 from stackcheck.plan.shape import derive_shape
 from stackcheck.rules import RULES
 from stackcheck.rules.layout import TensorParallelHeads
@@ -87,16 +88,7 @@ def _settings(request: PlanRequest) -> Settings:
 
 
 def _pinned(request: PlanRequest) -> Pinned:
-    return Pinned(
-        tp=request.tp,
-        pp=request.pp,
-        cp=request.cp,
-        dp=request.dp,
-        ep=request.ep,
-        nodes=request.nodes,
-        layers=request.layers,
-        heads=request.heads,
-    )
+    return Pinned(**request.model_dump(include={f.name for f in dataclasses.fields(Pinned)}))
 
 
 def _context(layout: JobLayout, index: MatrixIndex) -> CheckContext:
@@ -181,19 +173,8 @@ def _given_layout(request: PlanRequest, instance: Instance) -> JobLayout:
     model = tp * pp * cp
     per_node = instance.gpu_count
     nodes = request.nodes or max(1, math.ceil(model * (request.dp or 1) / per_node))
-    return JobLayout(
-        instance=instance.type,
-        gpus_per_node=per_node,
-        nodes=nodes,
-        tp=tp,
-        pp=pp,
-        cp=cp,
-        dp=request.dp or max(1, nodes * per_node // model),
-        ep=ep,
-        layers=request.layers,
-        heads=request.heads,
-        experts=request.moe_experts,
-    )
+    dp = request.dp or max(1, nodes * per_node // model)
+    return place(instance, nodes, (tp, pp, cp, dp, ep), _pinned(request), request.moe_experts)
 
 
 def _verdict_on(state: State, instances: Sequence[Instance], max_gpus: int) -> Verdict:

@@ -67,6 +67,30 @@ def reaches(instance: Instance, nodes: int) -> bool:
     )
 
 
+def place(
+    instance: Instance,
+    nodes: int,
+    sizes: tuple[int, int, int, int, int],
+    pinned: Pinned,
+    experts: int | None,
+) -> JobLayout:
+    """A layout of (TP, PP, CP, DP, EP) on ``nodes`` instances, with the model facts given."""
+    tp, pp, cp, dp, ep = sizes
+    return JobLayout(
+        instance=instance.type,
+        gpus_per_node=instance.gpu_count,
+        nodes=nodes,
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        dp=dp,
+        ep=ep,
+        layers=pinned.layers,
+        heads=pinned.heads,
+        experts=experts,
+    )
+
+
 def layouts(
     settings: Settings, instance: Instance, nodes: int, pinned: Pinned
 ) -> Iterator[JobLayout]:
@@ -104,19 +128,7 @@ def layouts(
             else:
                 eps = [1]
             for ep in eps:
-                yield JobLayout(
-                    instance=instance.type,
-                    gpus_per_node=instance.gpu_count,
-                    nodes=nodes,
-                    tp=tp,
-                    pp=pp,
-                    cp=cp,
-                    dp=dp,
-                    ep=ep,
-                    layers=pinned.layers,
-                    heads=pinned.heads,
-                    experts=settings.experts,
-                )
+                yield place(instance, nodes, (tp, pp, cp, dp, ep), pinned, settings.experts)
 
 
 def preference(layout: JobLayout, domain: int) -> tuple[int, ...]:
@@ -160,17 +172,8 @@ def _most_split(settings: Settings, instance: Instance, nodes: int, pinned: Pinn
     pp = pinned.pp or min(settings.shape.layers, max(1, gpus // tp))
     cp = pinned.cp or 1
     dp = pinned.dp or max(1, gpus // (tp * pp * cp))
-    return JobLayout(
-        instance=instance.type,
-        gpus_per_node=instance.gpu_count,
-        nodes=nodes,
-        tp=tp,
-        pp=pp,
-        cp=cp,
-        dp=dp,
-        ep=pinned.ep or math.gcd(settings.experts or 1, dp * cp),
-        experts=settings.experts,
-    )
+    ep = pinned.ep or math.gcd(settings.experts or 1, dp * cp)
+    return place(instance, nodes, (tp, pp, cp, dp, ep), pinned, settings.experts)
 
 
 def fewest_nodes(
