@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 from stackcheck.formats.base import PlanFormat, ReportFormat
 from stackcheck.formats.json import JsonFormat
-from stackcheck.formats.plan_text import PlanTextFormat
 from stackcheck.formats.text import TextFormat, use_colour
 
 _FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
@@ -16,8 +15,15 @@ _FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
 FORMAT_NAMES = tuple(_FACTORIES)
 
 
+def _plan_text(colour: bool) -> PlanFormat:
+    # Imported here: the plan models are not needed by `stackcheck probe`, which must start fast.
+    from stackcheck.formats.plan_text import PlanTextFormat
+
+    return PlanTextFormat(colour=colour)
+
+
 _PLAN_FACTORIES: dict[str, Callable[[bool], PlanFormat]] = {
-    "text": lambda colour: PlanTextFormat(colour=colour),
+    "text": _plan_text,
     "json": lambda _colour: JsonFormat(),
 }
 PLAN_FORMAT_NAMES = tuple(_PLAN_FACTORIES)
@@ -36,7 +42,6 @@ __all__ = [
     "PLAN_FORMAT_NAMES",
     "JsonFormat",
     "PlanFormat",
-    "PlanTextFormat",
     "ReportFormat",
     "TextFormat",
     "get_format",
