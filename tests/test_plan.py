@@ -113,6 +113,12 @@ def test_7b_bf16_adam_fits_one_p5_with_zero3(matrix: Matrix) -> None:
     assert report.memory.total.bytes < report.memory.capacity.bytes
 
 
+def test_zero3_gathers_two_layers_of_its_tensor_parallel_share(matrix: Matrix) -> None:
+    report = plan(matrix, params=7 * B, layers=32, zero=3, instance="p5.48xlarge", tp=2, pp=2)
+    # A layer's 16-bit weights, split by TP but not by PP: 2 layers x 2 bytes x 7B / 2 / 32.
+    assert figure(report, "zero3_gather").bytes == 2 * 2 * 7 * B / 2 / 32
+
+
 def test_7b_without_zero_needs_only_the_optimizer_states_sharded(matrix: Matrix) -> None:
     report = plan(matrix, params=7 * B, instance="p5.48xlarge")
     assert state_bytes(report) == 18 * 7 * B  # Megatron-LM's 18 bytes: nothing sharded

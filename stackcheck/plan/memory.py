@@ -105,8 +105,13 @@ def estimate(settings: Settings, layout: JobLayout, gpu_memory_gib: float) -> Es
         dense = (params - expert_params) / (tp * pp)
         routed: Quantity | None = expert_params / (tp * pp * ep)
         expert_shard: Quantity | None = shard / ep
+        # One layer's share on one GPU, as ZeRO-3 gathers it: TP (and EP) split it, PP does not.
+        layer_share = ((params - expert_params) / tp + expert_params / (tp * ep)) / sym(
+            "L", shape.layers, "layers"
+        )
     else:
         dense, routed, expert_shard = params / (tp * pp), None, None
+        layer_share = params / tp / sym("L", shape.layers, "layers")
 
     def held(bytes_per_param: Quantity, sharded: bool) -> Quantity:
         dense_part = dense / shard if sharded else dense
@@ -176,12 +181,11 @@ def estimate(settings: Settings, layout: JobLayout, gpu_memory_gib: float) -> Es
 
     if zero >= 3:
         # ZeRO-3/FSDP gathers each layer's full parameters: the current layer and the prefetched.
-        whole_layer = (dense + routed) if routed is not None else dense
         terms.append(
             Term(
                 "zero3_gather",
                 "ZeRO-3 gather buffers",
-                Quantity.constant(2) * weight_bytes * whole_layer / layers,
+                Quantity.constant(2) * weight_bytes * layer_share,
             )
         )
     tensors = sym("T", total([t.quantity for t in terms]).value, "the terms above, summed")
