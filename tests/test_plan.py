@@ -420,3 +420,21 @@ def test_plan_formats_match_the_report_formats() -> None:
     from stackcheck.formats import PLAN_FORMAT_NAMES
 
     assert PLAN_FORMAT_NAMES == FORMAT_NAMES
+
+
+def test_pinned_nodes_without_an_instance(matrix: Matrix) -> None:
+    report = plan(matrix, params=70 * B, zero=1, nodes=4)
+    assert report.candidates and {c.nodes for c in report.candidates} == {4}
+
+
+def test_the_instance_figures_plan_uses_are_read_not_recalled(matrix: Matrix) -> None:
+    index = MatrixIndex(matrix)
+    for type_ in ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge",
+                  "p5en.48xlarge", "p6-b200.48xlarge", "p6-b300.48xlarge"):  # fmt: skip
+        entry = index.instance(type_)
+        assert entry is not None and not entry.unsure, type_
+        assert entry.source.startswith("aws/karpenter-provider-aws@"), type_
+        assert entry.gpu_count == 8 and entry.gpu_memory_gib and entry.efa_interfaces > 0
+    p5 = index.instance("p5.48xlarge")
+    assert p5 is not None and p5.gpu_memory_gib == 80 and p5.efa_bandwidth_gbps == 3200
+    assert p5.nvlink_domain_gpus == 8 and p5.nvlink_bandwidth_gbps == 900 and p5.nvlink_source
