@@ -1,16 +1,20 @@
 """Numbers that carry their own formula, so every figure in a plan can be checked by hand.
 
-A :class:`Quantity` holds a value, the formula in symbols (``w * P / (TP * PP)``) and the same
-formula with the numbers put in (``2 * 70000000000 / (8 * 2)``). The arithmetic is written once;
-the JSON report carries all three, and the numeric form evaluates to the value.
+A :class:`Quantity` holds a value and how it was computed. Its formula reads in symbols
+(``w * P / (TP * PP)``) or with the numbers put in (``2 * 70000000000 / (8 * 2)``). The arithmetic
+is written once; the text is rendered only when asked for, since the layout search computes
+thousands of estimates and shows a few. The JSON report carries value and both texts, and the
+numeric text evaluates to the value.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 _SUM, _PRODUCT, _ATOM = 1, 2, 3
+# The least precedence each operand may have unparenthesised: a - (b + c), a / (b * c).
+_OPERANDS = {"+": (_SUM, _SUM), "-": (_SUM, _PRODUCT), "*": (_PRODUCT, _PRODUCT)}
+_OPERANDS["/"] = (_PRODUCT, _ATOM)
 
 
 def _number(value: float) -> str:
@@ -19,67 +23,84 @@ def _number(value: float) -> str:
     return format(value, ".12g")
 
 
-@dataclass(frozen=True)
 class Quantity:
-    value: float
-    symbolic: str
-    numeric: str
-    precedence: int = _ATOM
+    """A value and how it was computed; treat as immutable. A plain class with slots, as the
+    layout search makes hundreds of thousands of them."""
+
+    __slots__ = ("_numeric", "_symbolic", "args", "name", "op", "precedence", "value")
+
+    def __init__(
+        self,
+        value: float,
+        precedence: int = _ATOM,
+        name: str | None = None,  # a named input; None for a constant or a computed quantity
+        op: str | None = None,  # "+", "-", "*", "/", or a function: "max", "ceil"
+        args: tuple[Quantity, ...] = (),
+    ) -> None:
+        self.value = value
+        self.precedence = precedence
+        self.name = name
+        self.op = op
+        self.args = args
+        self._symbolic: str | None = None
+        self._numeric: str | None = None
 
     @classmethod
     def named(cls, name: str, value: float) -> Quantity:
-        return cls(float(value), name, _number(value))
+        return cls(float(value), name=name)
 
     @classmethod
     def constant(cls, value: float) -> Quantity:
-        return cls(float(value), _number(value), _number(value))
+        return cls(float(value))
+
+    def _binary(self, op: str, other: Quantity, value: float) -> Quantity:
+        precedence = _SUM if op in "+-" else _PRODUCT
+        return Quantity(value, precedence, op=op, args=(self, other))
 
     def __add__(self, other: Quantity) -> Quantity:
-        return _join(self, "+", other, self.value + other.value, _SUM)
+        return self._binary("+", other, self.value + other.value)
 
     def __sub__(self, other: Quantity) -> Quantity:
-        return _join(self, "-", _wrap(other, _PRODUCT), self.value - other.value, _SUM)
+        return self._binary("-", other, self.value - other.value)
 
     def __mul__(self, other: Quantity) -> Quantity:
-        return _join(
-            _wrap(self, _PRODUCT), "*", _wrap(other, _PRODUCT), self.value * other.value, _PRODUCT
-        )
+        return self._binary("*", other, self.value * other.value)
 
     def __truediv__(self, other: Quantity) -> Quantity:
-        # The divisor is wrapped unless it is a single symbol: a / (b * c), never a / b * c.
-        return _join(
-            _wrap(self, _PRODUCT), "/", _wrap(other, _ATOM), self.value / other.value, _PRODUCT
-        )
+        return self._binary("/", other, self.value / other.value)
 
     def ceil(self) -> Quantity:
-        return _call("ceil", math.ceil(self.value), self)
+        return Quantity(float(math.ceil(self.value)), op="ceil", args=(self,))
 
     def at_least(self, other: Quantity) -> Quantity:
         """The larger of the two: max(self, other)."""
-        return _call("max", max(self.value, other.value), self, other)
+        return Quantity(max(self.value, other.value), op="max", args=(self, other))
 
+    def _text(self, symbolic: bool) -> str:
+        if self.op is None:
+            return self.name if symbolic and self.name else _number(self.value)
+        if self.op not in _OPERANDS:
+            return f"{self.op}({', '.join(a._text(symbolic) for a in self.args)})"
+        (left, right), (left_min, right_min) = self.args, _OPERANDS[self.op]
+        return (
+            f"{left._operand(left_min, symbolic)} {self.op} {right._operand(right_min, symbolic)}"
+        )
 
-def _wrap(quantity: Quantity, precedence: int) -> Quantity:
-    if quantity.precedence >= precedence:
-        return quantity
-    return Quantity(quantity.value, f"({quantity.symbolic})", f"({quantity.numeric})", _ATOM)
+    def _operand(self, least: int, symbolic: bool) -> str:
+        text = self._text(symbolic)
+        return f"({text})" if self.precedence < least else text
 
+    @property
+    def symbolic(self) -> str:
+        if self._symbolic is None:
+            self._symbolic = self._text(symbolic=True)
+        return self._symbolic
 
-def _join(left: Quantity, op: str, right: Quantity, value: float, precedence: int) -> Quantity:
-    return Quantity(
-        value,
-        f"{left.symbolic} {op} {right.symbolic}",
-        f"{left.numeric} {op} {right.numeric}",
-        precedence,
-    )
-
-
-def _call(name: str, value: float, *arguments: Quantity) -> Quantity:
-    return Quantity(
-        float(value),
-        f"{name}({', '.join(a.symbolic for a in arguments)})",
-        f"{name}({', '.join(a.numeric for a in arguments)})",
-    )
+    @property
+    def numeric(self) -> str:
+        if self._numeric is None:
+            self._numeric = self._text(symbolic=False)
+        return self._numeric
 
 
 def total(quantities: list[Quantity]) -> Quantity:
