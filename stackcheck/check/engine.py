@@ -18,9 +18,7 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.severity.rank, f.id, f.message))
 
 
-def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> Report:
-    index = MatrixIndex(matrix)
-    ctx = CheckContext(snapshot, index)
+def run_rules(ctx: CheckContext, rules: Sequence[Rule]) -> list[Finding]:
     findings: list[Finding] = []
     for rule in rules:
         try:
@@ -28,10 +26,18 @@ def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> 
                 if finding not in findings:
                     findings.append(finding)
         except Exception as exc:  # a rule bug must not hide the other rules' findings
-            snapshot.notes.append(ProbeNote(probe=f"rule {rule.id}", message=f"failed: {exc!r}"))
+            ctx.snapshot.notes.append(
+                ProbeNote(probe=f"rule {rule.id}", message=f"failed: {exc!r}")
+            )
+    return sort_findings(findings)
+
+
+def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> Report:
+    index = MatrixIndex(matrix)
+    ctx = CheckContext(snapshot, index)
     return Report(
         matrix_version=index.version,
         snapshot=snapshot,
-        findings=sort_findings(findings),
+        findings=run_rules(ctx, rules),
         recommendations=recommend(ctx),
     )

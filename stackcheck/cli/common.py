@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 from stackcheck.errors import StackcheckError
 
 if TYPE_CHECKING:
-    from stackcheck.check.model import Report
+    from collections.abc import Sequence
+
+    from stackcheck.check.model import Finding, Report
     from stackcheck.matrix import Matrix
     from stackcheck.snapshot import Snapshot
 
@@ -98,14 +100,14 @@ def emit(report: Report, args: argparse.Namespace) -> int:
     from stackcheck.formats import get_format
 
     sys.stdout.write(get_format(args.format).render(report))
-    return exit_code(report, args.fail_on)
+    return exit_code(report.findings, args.fail_on)
 
 
-def exit_code(report: Report, fail_on: str) -> int:
+def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
     from stackcheck.check.model import Severity
 
     if fail_on == "never":
         return EXIT_CLEAN
     threshold = Severity(fail_on)
-    failing = any(f.severity.at_least(threshold) for f in report.findings)
+    failing = any(f.severity.at_least(threshold) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN

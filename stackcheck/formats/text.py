@@ -6,7 +6,7 @@ import os
 import sys
 import textwrap
 
-from stackcheck.check.model import Report, Severity
+from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.formats.base import ReportFormat
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 
@@ -20,10 +20,20 @@ def use_colour(stream: object | None = None) -> bool:
     return bool(isatty and isatty()) and "NO_COLOR" not in os.environ
 
 
-class _Writer:
+class Writer:
     def __init__(self, colour: bool) -> None:
         self.lines: list[str] = []
         self.colour = colour
+
+    @classmethod
+    def titled(cls, colour: bool, version: str, matrix_version: str) -> Writer:
+        """A writer that starts with the banner every report carries."""
+        out = cls(colour)
+        out.lines += [f"stackcheck {version} · matrix {matrix_version}", ""]
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
 
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
@@ -64,7 +74,7 @@ def _installation_head(installation: Installation) -> str:
     return " ".join(parts)
 
 
-def render_stack(snapshot: Snapshot, out: _Writer) -> None:
+def render_stack(snapshot: Snapshot, out: Writer) -> None:
     source = snapshot.source
     out.lines.append(f"Stack of {source.kind} {source.target}")
     platform = snapshot.platform
@@ -118,12 +128,12 @@ def render_stack(snapshot: Snapshot, out: _Writer) -> None:
         out.row("Note", f"{note.probe}: {note.message}")
 
 
-def _render_findings(report: Report, out: _Writer) -> None:
-    counts = {s: report.count(s) for s in Severity}
+def render_findings(findings: list[Finding], out: Writer) -> None:
+    counts = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
     summary = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items())
     out.lines.append("")
-    out.lines.append(f"Findings: {summary}" if report.findings else "Findings: none")
-    for finding in report.findings:
+    out.lines.append(f"Findings: {summary}" if findings else "Findings: none")
+    for finding in findings:
         level = out.paint(f"{finding.severity.value:<7}", _COLOURS[finding.severity])
         out.lines.append(f"  {level} {finding.id} {finding.title}")
         out.wrapped(finding.message, 10)
@@ -133,7 +143,7 @@ def _render_findings(report: Report, out: _Writer) -> None:
         out.lines.append(f"          docs: {finding.docs}")
 
 
-def _render_recommendations(report: Report, out: _Writer) -> None:
+def _render_recommendations(report: Report, out: Writer) -> None:
     out.lines.append("")
     if not report.recommendations:
         out.lines.append(
@@ -155,15 +165,13 @@ class TextFormat(ReportFormat):
         self.colour = colour
 
     def render(self, report: Report) -> str:
-        out = _Writer(self.colour)
-        out.lines.append(f"stackcheck {report.stackcheck_version} · matrix {report.matrix_version}")
-        out.lines.append("")
+        out = Writer.titled(self.colour, report.stackcheck_version, report.matrix_version)
         render_stack(report.snapshot, out)
-        _render_findings(report, out)
+        render_findings(report.findings, out)
         _render_recommendations(report, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()
 
     def render_snapshot(self, snapshot: Snapshot) -> str:
-        out = _Writer(self.colour)
+        out = Writer(self.colour)
         render_stack(snapshot, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()

@@ -159,6 +159,10 @@ class Instance(Fact):
     gpu_memory_gib: float | None = None
     nvlink_domain_gpus: int | None = None
     nvlink_bandwidth_gbps: float | None = Field(default=None, description="GB/s per GPU")
+    nvlink_source: str | None = Field(
+        default=None,
+        description="Where the NVLink figures were read, when not in `source`",
+    )
     efa_interfaces: int = 0
     efa_bandwidth_gbps: float | None = Field(default=None, description="Gbit/s per instance")
     gdr: bool = False
