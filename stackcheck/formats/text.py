@@ -83,8 +83,8 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
         " ".join(p for p in (platform.os, platform.kernel, platform.machine) if p) or "unknown",
     )
     instance = snapshot.instance
-    shown = instance.type or f"unknown: {instance.unknown or 'not probed'}"
-    out.row("Instance", shown + (f" ({instance.ami})" if instance.ami else ""))
+    described = instance.type or f"unknown: {instance.unknown or 'not probed'}"
+    out.row("Instance", described + (f" ({instance.ami})" if instance.ami else ""))
     gpus = snapshot.gpus
     if gpus.devices:
         counts: dict[str, int] = {}
