@@ -35,11 +35,11 @@ def _needs(ctx: CheckContext, consumer: CudaConsumer) -> tuple[str | None, str |
     major = ctx.matrix.cuda_major(versions.major(consumer.cuda))
     release = ctx.matrix.cuda_release(consumer.cuda)
     unsure = bool((major and major.unsure) or (release and release.unsure))
-    return (
-        major.min_driver if major else None,
-        release.min_driver if release else None,
-        unsure,
-    )
+    floor = major.min_driver if major else None
+    full = release.min_driver if release else None
+    if floor and full and ctx.version_at_least(floor, full):
+        floor = full  # CUDA 11.0 ran on its own GA driver, below the later 11.x floor
+    return floor, full, unsure
 
 
 @dataclass(frozen=True)
