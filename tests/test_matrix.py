@@ -62,6 +62,8 @@ def test_cuda_release_floors_respect_their_major(matrix: Matrix) -> None:
     for release in matrix.cuda_release:
         major = index.cuda_major(versions.major(release.version))
         assert major is not None, release.version
+        if versions.release(release.version, 2) == "11.0":
+            continue  # 11.0 shipped before the 11.x floor (450.80.02) existed: Table 3's footnote
         assert versions.parse(release.min_driver) >= versions.parse(major.min_driver)  # type: ignore[operator]
 
 
