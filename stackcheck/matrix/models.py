@@ -80,6 +80,11 @@ class Gpu(Fact):
 
     _v = field_validator("compute_capability", "first_cuda")(_check_version)
 
+    def is_any(self, names: list[str]) -> bool:
+        """Whether this GPU is one of ``names``, each a GPU name or an architecture."""
+        wanted = {n.lower() for n in names}
+        return self.name.lower() in wanted or self.architecture.lower() in wanted
+
 
 class TorchVariant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -196,6 +201,9 @@ class EfaInstaller(Fact):
     known_issues: list[KnownIssue] = Field(default_factory=list)
 
 
+WithKnownIssues = NcclRelease | OfiNcclRelease | EfaInstaller
+
+
 class Instance(Fact):
     type: str  # "p5.48xlarge"
     gpu: str | None = None  # a Gpu.name
@@ -225,6 +233,10 @@ class Dlami(Fact):
     ami_name_pattern: str | None = None
 
 
+def _x86_only() -> list[CpuArch]:
+    return ["x86_64"]
+
+
 class ContainerImage(Fact):
     repository: str  # "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-training"
     tag: str
@@ -236,7 +248,7 @@ class ContainerImage(Fact):
         default="official",
         description="'official': a pytorch.org wheel variant; 'vendor': built by the image's maker",
     )
-    platforms: list[CpuArch] = Field(default_factory=lambda: ["x86_64"])
+    platforms: list[CpuArch] = Field(default_factory=_x86_only)
     cuda: str | None = None
     cudnn: str | None = None
     nccl: str | None = None
