@@ -24,6 +24,23 @@ FAIL_ON = ("error", "warning", "info", "never")
 FORMAT_NAMES = ("text", "json")  # stackcheck.formats.FORMAT_NAMES, kept here so --help stays light
 
 
+def add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, epilog: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with examples (``epilog``, printed as written), and that
+    takes --json and the user matrix directories."""
+    parser = commands.add_parser(
+        name,
+        help=help,
+        description=help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_matrix_argument(parser)
+    return parser
+
+
 def add_source_arguments(parser: argparse.ArgumentParser, snapshot_argument: bool) -> None:
     group = parser.add_mutually_exclusive_group()
     if snapshot_argument:

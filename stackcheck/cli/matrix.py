@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from stackcheck.cli.common import EXIT_CLEAN, add_matrix_argument, matrix_directories, warn
+from stackcheck.cli.common import EXIT_CLEAN, add_command, matrix_directories, warn
 
 HELP = "show what the compatibility matrix covers and how old it is, or its facts about one key"
 # stackcheck.matrix.describe.COMMANDS, kept here so --help stays light (a test keeps them equal)
@@ -40,17 +40,9 @@ A key the matrix does not know is an error: one line on stderr, exit code 2."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "matrix",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(commands, "matrix", HELP, EPILOG)
     parser.add_argument("table", nargs="?", choices=TABLES, metavar="TABLE", help=", ".join(TABLES))
     parser.add_argument("key", nargs="?", metavar="KEY", help="a version, name, tag or date")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    add_matrix_argument(parser)
     parser.set_defaults(run=run)
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from stackcheck.cli.common import EXIT_CLEAN, add_matrix_argument, read_snapshot, warn
+from stackcheck.cli.common import EXIT_CLEAN, add_command, read_snapshot, warn
 
 HELP = "recommend the DLAMI, AWS DLC image and NGC image that fit an instance, GPU and driver"
 EPILOG = """\
@@ -24,13 +24,7 @@ examples:
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "recommend",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = add_command(commands, "recommend", HELP, EPILOG)
     parser.add_argument("--instance", metavar="TYPE", help="EC2 instance type, e.g. p5.48xlarge")
     parser.add_argument("--gpu", metavar="NAME", help="GPU model, e.g. H100 or 'NVIDIA A10G'")
     parser.add_argument("--driver", metavar="VER", help="NVIDIA driver version, e.g. 535.161.07")
@@ -39,8 +33,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--limit", type=int, default=3, metavar="N", help="recommendations per kind (default 3)"
     )
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    add_matrix_argument(parser)
     parser.set_defaults(run=run)
 
 

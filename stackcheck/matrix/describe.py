@@ -129,6 +129,11 @@ def _dump(entry: Fact) -> dict[str, Any]:
     return entry.model_dump(mode="json", exclude_none=True, exclude={"known_issues"})
 
 
+def _about(label: str, text: str, fact: Fact | KnownIssue) -> Related:
+    """A related fact, with the source and unsure mark of the entry it comes from."""
+    return Related(label=label, text=text, source=fact.source, unsure=fact.unsure)
+
+
 def _issue(issue: KnownIssue) -> Related:
     conditions = [f"with {c.value} {s}" for c, s in issue.requires.items()]
     if issue.gpus:
@@ -139,11 +144,10 @@ def _issue(issue: KnownIssue) -> Related:
     fixed = f"; fixed in {issue.fixed_in}" if issue.fixed_in else ""
     workaround = f"; workaround: {issue.workaround}" if issue.workaround else ""
     label = "behaviour" if issue.kind == "behaviour" else f"known issue ({issue.severity})"
-    return Related(
-        label=label,
-        text=f"{issue.summary}{when}: affects {issue.affected}{fixed}{workaround}",
-        source=issue.source,
-        unsure=issue.unsure,
+    return _about(
+        label,
+        f"{issue.summary}{when}: affects {issue.affected}{fixed}{workaround}",
+        issue,
     )
 
 
@@ -178,12 +182,11 @@ def _cuda(index: MatrixIndex, key: str) -> Answer:
     if major is None or not releases:
         raise _not_found("cuda", key)
     entries: list[Fact] = [major, *releases]
-    floor = Related(
-        label="minor-version compatibility",
-        text=f"driver {major.min_driver} or newer runs any CUDA {major.major}.x runtime, with "
+    floor = _about(
+        "minor-version compatibility",
+        f"driver {major.min_driver} or newer runs any CUDA {major.major}.x runtime, with "
         "limits (no JIT of newer PTX)",
-        source=major.source,
-        unsure=major.unsure,
+        major,
     )
     return Answer(table="cuda", query=key, entries=[_dump(e) for e in entries], related=[floor])
 
@@ -196,22 +199,17 @@ def _driver(index: MatrixIndex, key: str) -> Answer:
     newest = index.newest_cuda_for_driver(key) if "." in key else None
     if newest is not None:
         related.append(
-            Related(
-                label="runs",
-                text=f"driver {key} runs CUDA up to {newest.version} at full feature set",
-                source=newest.source,
-                unsure=newest.unsure,
+            _about(
+                "runs", f"driver {key} runs CUDA up to {newest.version} at full feature set", newest
             )
         )
     for gpu in index.matrix.gpu:
         if gpu.last_driver_branch is not None and gpu.last_driver_branch < branch.branch:
             related.append(
-                Related(
-                    label="drops",
-                    text=f"{gpu.name} ({gpu.architecture}): last supported by R"
-                    f"{gpu.last_driver_branch}",
-                    source=gpu.source,
-                    unsure=gpu.unsure,
+                _about(
+                    "drops",
+                    f"{gpu.name} ({gpu.architecture}): last supported by R{gpu.last_driver_branch}",
+                    gpu,
                 )
             )
     return Answer(table="driver", query=key, entries=[_dump(branch)], related=related)
@@ -227,14 +225,7 @@ def _gpu(index: MatrixIndex, key: str) -> Answer:
         related.append(Related(label="instances", text=", ".join(instances)))
     first = index.nccl_first_for(gpu)
     if first is not None:
-        related.append(
-            Related(
-                label="NCCL",
-                text=f"supported from NCCL {first.version}",
-                source=first.source,
-                unsure=first.unsure,
-            )
-        )
+        related.append(_about("NCCL", f"supported from NCCL {first.version}", first))
     return Answer(table="gpu", query=key, entries=[_dump(gpu)], related=related)
 
 
@@ -244,7 +235,7 @@ def _torch(index: MatrixIndex, key: str) -> Answer:
         raise _not_found("torch", key)
     line = versions.release(key, 2)
     related = [
-        Related(label="image", text=f"{i.repository}:{i.tag}", source=i.source, unsure=i.unsure)
+        _about("image", f"{i.repository}:{i.tag}", i)
         for i in index.images
         if versions.release(i.torch, 2) == line
     ]
@@ -272,11 +263,11 @@ def _nccl(index: MatrixIndex, key: str) -> Answer:
         plugins = [p.version for p in _plugins_for(index, low, release.net_api)]
         if plugins:
             related.append(
-                Related(
-                    label="net plugins",
-                    text=f"loads ncclNet v{low}-v{release.net_api}: aws-ofi-nccl "
+                _about(
+                    "net plugins",
+                    f"loads ncclNet v{low}-v{release.net_api}: aws-ofi-nccl "
                     f"{_range(plugins)} in the matrix export one of them",
-                    source=release.source,
+                    release,
                 )
             )
     return Answer(table="nccl", query=key, entries=[_dump(release)], related=related)
@@ -315,12 +306,11 @@ def _efa(index: MatrixIndex, key: str) -> Answer:
     plugin = index.ofi_nccl_release(installer.ofi_nccl)
     if plugin is not None:
         related.append(
-            Related(
-                label="bundles",
-                text=f"aws-ofi-nccl {plugin.version} (NCCL >= {plugin.nccl_min}, libfabric >= "
+            _about(
+                "bundles",
+                f"aws-ofi-nccl {plugin.version} (NCCL >= {plugin.nccl_min}, libfabric >= "
                 f"{plugin.libfabric_min}, net API v{_range([str(v) for v in plugin.net_api])})",
-                source=plugin.source,
-                unsure=plugin.unsure,
+                plugin,
             )
         )
     return Answer(table="efa", query=key, entries=[_dump(installer)], related=related)
@@ -337,11 +327,10 @@ def _instance(index: MatrixIndex, key: str) -> Answer:
     gpu = index.gpu(entries[0].gpu)
     if gpu is not None:
         related.append(
-            Related(
-                label="GPU",
-                text=f"{gpu.name}: compute capability {gpu.compute_capability}, {gpu.architecture}",
-                source=gpu.source,
-                unsure=gpu.unsure,
+            _about(
+                "GPU",
+                f"{gpu.name}: compute capability {gpu.compute_capability}, {gpu.architecture}",
+                gpu,
             )
         )
     dlamis = sorted({d.name for d in index.matrix.dlami if family in d.instances})
