@@ -6,10 +6,12 @@ from datetime import date
 
 from stackcheck.check.engine import check
 from stackcheck.check.model import Recommendation
+from stackcheck.formats.text import TextFormat
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.probes import probe_root
 from stackcheck.recommend import Target, recommend_for, with_overrides
 from tests.support import scenarios
+from tests.support.recorded import PROC_VERSION_535, h100_gpus
 from tests.support.rootfs import Root
 
 TODAY = date(2026, 12, 2)
@@ -83,6 +85,20 @@ def test_report_ends_with_the_dlami_for_a_host(root: Root, matrix: Matrix) -> No
     kinds = [r.kind for r in report.recommendations]
     assert kinds == ["dlami", "dlc", "ngc"]
     assert "driver 535.161.07 -> " in report.recommendations[0].changes[0]
+
+
+def test_text_report_shows_the_top_recommendation_and_its_cautions(
+    root: Root, matrix: Matrix
+) -> None:
+    scenarios.ngc_image(root)  # an image: the DLC comes first
+    root.driver(PROC_VERSION_535, h100_gpus(1))
+    snapshot = probe_root(str(root.path))
+    snapshot.source.kind = "image"
+    text = TextFormat().render(check(snapshot, matrix, today=TODAY))
+    tail = text.split("Recommendation: ", 1)[1]
+    assert tail.startswith("DLC 763104351884.dkr.ecr.<region>.amazonaws.com/")
+    assert "caution: runs through CUDA minor-version compatibility on driver 535.161.07" in tail
+    assert "  also: NGC " in tail and "  also: DLAMI " in tail
 
 
 def test_report_ends_with_an_image_for_an_image(root: Root, matrix: Matrix) -> None:
