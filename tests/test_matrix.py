@@ -146,15 +146,6 @@ def test_every_version_field_parses(matrix: Matrix) -> None:
 
 
 # -- consistency across tables ---------------------------------------------------------------------
-# CUDA lines images and AMIs ship whose driver requirement was not read (NVIDIA's Table 3 copy
-# ends with 13.2); lookups report them as not in the matrix. Shrinks when cuda.toml grows.
-CUDA_LINES_PENDING = {"13.3"}
-
-
-def _pending(cuda: str) -> bool:
-    return versions.release(cuda, 2) in CUDA_LINES_PENDING
-
-
 def test_official_pytorch_builds_of_images_are_torch_variants(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     for image in [*matrix.dlc, *matrix.ngc]:
@@ -165,11 +156,10 @@ def test_official_pytorch_builds_of_images_are_torch_variants(matrix: Matrix) ->
 def test_image_components_are_in_their_tables(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     oldest_nccl = min((n.version for n in matrix.nccl), key=versions.key)
-    assert all(index.cuda_release(line) is None for line in CUDA_LINES_PENDING)
     for image in [*matrix.dlc, *matrix.ngc]:
         assert image.efa is None or index.efa_installer(image.efa), (image.tag, image.efa)
         assert image.ofi_nccl is None or index.ofi_nccl_release(image.ofi_nccl), image.tag
-        assert image.cuda is None or index.cuda_release(image.cuda) or _pending(image.cuda)
+        assert image.cuda is None or index.cuda_release(image.cuda), (image.tag, image.cuda)
         if image.nccl and versions.key(image.nccl) >= versions.key(oldest_nccl):
             assert index.nccl_release(image.nccl), (image.tag, image.nccl)
 
@@ -209,7 +199,7 @@ def test_dlamis_agree_with_the_efa_table(matrix: Matrix) -> None:
         assert dlami.ofi_nccl is None or index.ofi_nccl_release(dlami.ofi_nccl)
         assert index.driver_branch(dlami.driver) is not None, dlami.driver
         for cuda in dlami.cuda:
-            assert index.cuda_release(cuda) is not None or _pending(cuda), (dlami.name, cuda)
+            assert index.cuda_release(cuda) is not None, (dlami.name, cuda)
 
 
 # Families AWS lists for DLAMIs that instances.toml does not have yet (that table is being
