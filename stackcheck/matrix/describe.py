@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,8 @@ from stackcheck.matrix.models import (
     KnownIssue,
     OfiNcclRelease,
 )
+
+_Entry = TypeVar("_Entry", bound=Fact)
 
 
 class TableCoverage(BaseModel):
@@ -164,6 +166,12 @@ def _range(values: list[str]) -> str:
     return ordered[0] if len(ordered) == 1 else f"{ordered[0]} ... {ordered[-1]}"
 
 
+def _required(entry: _Entry | None, command: str, key: str) -> _Entry:
+    if entry is None:
+        raise _not_found(command, key)
+    return entry
+
+
 def _not_found(command: str, key: str) -> StackcheckError:
     return StackcheckError(
         f"{command} {key!r} is not in the matrix; `stackcheck matrix {command}` lists what it knows"
@@ -192,9 +200,7 @@ def _cuda(index: MatrixIndex, key: str) -> Answer:
 
 
 def _driver(index: MatrixIndex, key: str) -> Answer:
-    branch = index.driver_branch(key)
-    if branch is None:
-        raise _not_found("driver", key)
+    branch = _required(index.driver_branch(key), "driver", key)
     related = []
     newest = index.newest_cuda_for_driver(key) if "." in key else None
     if newest is not None:
@@ -216,9 +222,7 @@ def _driver(index: MatrixIndex, key: str) -> Answer:
 
 
 def _gpu(index: MatrixIndex, key: str) -> Answer:
-    gpu = index.gpu(key)
-    if gpu is None:
-        raise _not_found("gpu", key)
+    gpu = _required(index.gpu(key), "gpu", key)
     related = []
     instances = [i.type for i in index.matrix.instance if i.gpu == gpu.name]
     if instances:
@@ -230,9 +234,7 @@ def _gpu(index: MatrixIndex, key: str) -> Answer:
 
 
 def _torch(index: MatrixIndex, key: str) -> Answer:
-    release = index.torch_release(key)
-    if release is None:
-        raise _not_found("torch", key)
+    release = _required(index.torch_release(key), "torch", key)
     line = versions.release(key, 2)
     related = [
         _about("image", f"{i.repository}:{i.tag}", i)
@@ -243,9 +245,7 @@ def _torch(index: MatrixIndex, key: str) -> Answer:
 
 
 def _cudnn(index: MatrixIndex, key: str) -> Answer:
-    release = index.cudnn_release(key)
-    if release is None:
-        raise _not_found("cudnn", key)
+    release = _required(index.cudnn_release(key), "cudnn", key)
     return Answer(table="cudnn", query=key, entries=[_dump(release)])
 
 
@@ -254,9 +254,7 @@ def _plugins_for(index: MatrixIndex, low: int, high: int) -> list[OfiNcclRelease
 
 
 def _nccl(index: MatrixIndex, key: str) -> Answer:
-    release = index.nccl_release(key)
-    if release is None:
-        raise _not_found("nccl", key)
+    release = _required(index.nccl_release(key), "nccl", key)
     related = _issues_for(index.matrix.nccl, key)
     if release.net_api is not None:
         low = release.net_api_min or release.net_api
@@ -274,9 +272,7 @@ def _nccl(index: MatrixIndex, key: str) -> Answer:
 
 
 def _ofi_nccl(index: MatrixIndex, key: str) -> Answer:
-    release = index.ofi_nccl_release(key)
-    if release is None:
-        raise _not_found("ofi-nccl", key)
+    release = _required(index.ofi_nccl_release(key), "ofi-nccl", key)
     related = _issues_for(index.matrix.ofi_nccl, key)
     bundling = [e.version for e in index.matrix.efa_installer if e.ofi_nccl == release.version]
     if bundling:
@@ -299,9 +295,7 @@ def _ofi_nccl(index: MatrixIndex, key: str) -> Answer:
 
 
 def _efa(index: MatrixIndex, key: str) -> Answer:
-    installer = index.efa_installer(key)
-    if installer is None:
-        raise _not_found("efa", key)
+    installer = _required(index.efa_installer(key), "efa", key)
     related = _issues_for(index.matrix.efa_installer, key)
     plugin = index.ofi_nccl_release(installer.ofi_nccl)
     if plugin is not None:
