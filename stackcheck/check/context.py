@@ -112,6 +112,14 @@ class CheckContext:
         return consumers
 
     @cached_property
+    def cpu_arch(self) -> str | None:
+        """The stack's CPU architecture: the platform's, else the target instance type's."""
+        if self.snapshot.platform.machine:
+            return self.snapshot.platform.machine
+        instance = self.matrix.instance(self.snapshot.instance.type)
+        return instance.arch if instance else None
+
+    @cached_property
     def efa_available(self) -> bool | None:
         """True when the host has EFA devices (or the target instance type has EFA interfaces)."""
         devices = self.snapshot.runtime.efa_devices

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
+from stackcheck import clock
 from stackcheck.check.context import CheckContext
-from stackcheck.check.model import Finding, Report
+from stackcheck.check.model import Finding, Notice, Report
+from stackcheck.matrix.freshness import stale_warning
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import Matrix
 from stackcheck.recommend import recommend
@@ -16,6 +19,12 @@ from stackcheck.snapshot.model import ProbeNote, Snapshot
 def sort_findings(findings: list[Finding]) -> list[Finding]:
     """Most severe first; then by rule ID, so reports diff cleanly between runs."""
     return sorted(findings, key=lambda f: (-f.severity.rank, f.id, f.message))
+
+
+def matrix_notices(matrix: Matrix, today: date) -> list[Notice]:
+    """What the report says about the matrix itself: that it is stale, when it is."""
+    stale = stale_warning(matrix, today)
+    return [Notice(code="matrix-stale", message=stale)] if stale else []
 
 
 def run_rules(ctx: CheckContext, rules: Sequence[Rule]) -> list[Finding]:
@@ -32,12 +41,17 @@ def run_rules(ctx: CheckContext, rules: Sequence[Rule]) -> list[Finding]:
     return sort_findings(findings)
 
 
-def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> Report:
+def check(
+    snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES, today: date | None = None
+) -> Report:
+    today = today or clock.today()
     index = MatrixIndex(matrix)
     ctx = CheckContext(snapshot, index)
     return Report(
         matrix_version=index.version,
+        matrix_built=matrix.built,
+        warnings=matrix_notices(matrix, today),
         snapshot=snapshot,
         findings=run_rules(ctx, rules),
-        recommendations=recommend(ctx),
+        recommendations=recommend(ctx, today),
     )

@@ -26,6 +26,23 @@ FAIL_ON = ("error", "warning", "info", "never")
 FORMAT_NAMES = ("text", "json")  # stackcheck.formats.FORMAT_NAMES, kept here so --help stays light
 
 
+def add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, epilog: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with examples (``epilog``, printed as written), and that
+    takes --json and the user matrix directories."""
+    parser = commands.add_parser(
+        name,
+        help=help,
+        description=help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_matrix_argument(parser)
+    return parser
+
+
 def add_source_arguments(parser: argparse.ArgumentParser, snapshot_argument: bool) -> None:
     group = parser.add_mutually_exclusive_group()
     if snapshot_argument:
@@ -72,17 +89,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def snapshot_from(args: argparse.Namespace) -> Snapshot:
     from stackcheck.live.host import LiveHost
     from stackcheck.probes import probe_host, probe_root
-    from stackcheck.snapshot import load_snapshot
 
     path = getattr(args, "snapshot", None)
     if path is not None:
-        if path == "-":
-            return load_snapshot(sys.stdin.read(), "stdin")
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StackcheckError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
-        return load_snapshot(text, path)
+        return read_snapshot(path)
     if args.root is not None:
         if not Path(args.root).is_dir():
             raise StackcheckError(f"--root {args.root}: not a directory")
@@ -90,15 +100,42 @@ def snapshot_from(args: argparse.Namespace) -> Snapshot:
     return probe_host(LiveHost(allow_network=not args.no_network))
 
 
+def read_snapshot(path: str) -> Snapshot:
+    """A snapshot from a file written by `stackcheck probe --json`, or stdin for ``-``."""
+    from stackcheck.snapshot import load_snapshot
+
+    if path == "-":
+        return load_snapshot(sys.stdin.read(), "stdin")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StackcheckError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
+    return load_snapshot(text, path)
+
+
+def matrix_directories(args: argparse.Namespace) -> list[str]:
+    """The user matrix directories laid over the bundled matrix, in order. A configuration file's
+    matrix directories, when there is one, belong before the command line's, here."""
+    return list(getattr(args, "matrix_dir", []))
+
+
 def matrix_from(args: argparse.Namespace) -> Matrix:
     from stackcheck.matrix import load_matrix
 
-    return load_matrix(args.matrix_dir)
+    return load_matrix(matrix_directories(args))
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"stackcheck: warning: {message}\n")
 
 
 def emit(report: Report, args: argparse.Namespace) -> int:
+    """The report on stdout; for text output, its warnings (a stale matrix) on stderr too."""
     from stackcheck.formats import get_format
 
+    if args.format == "text":
+        for notice in report.warnings:
+            warn(notice.message)
     sys.stdout.write(get_format(args.format).render(report))
     return exit_code(report.findings, args.fail_on)
 

@@ -154,6 +154,8 @@ def _render_recommendations(report: Report, out: Writer) -> None:
     changes = f" ({'; '.join(top.changes)})" if top.changes else ""
     out.lines.append(f"Recommendation: {top.kind.upper()} {top.name}{changes}")
     out.wrapped(top.reason, 2)
+    for caution in top.cautions:
+        out.wrapped(f"caution: {caution}", 2)
     for other in report.recommendations[1:]:
         out.lines.append(f"  also: {other.kind.upper()} {other.name}")
 

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupported
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
     DriverTooOld,
     ForwardCompatInUse,
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
+)
+from stackcheck.rules.efa_compat import (
+    EfaInstallerKnownIssue,
+    LibfabricTooOld,
+    OfiNcclKnownIssue,
+    OfiNcclNcclMismatch,
 )
 from stackcheck.rules.layout import (
     ExpertAllToAllOutsideNvlink,
@@ -21,6 +28,7 @@ from stackcheck.rules.layout import (
 )
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
+from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchMissingArch
 
@@ -34,8 +42,16 @@ RULES: tuple[Rule, ...] = (
     TorchMissingArch(),
     CudnnCudaMismatch(),
     MultipleNccl(),
+    NcclKnownIssue(),
+    NcclTooOldForGpu(),
+    CudnnGpuUnsupported(),
+    CudnnDriverTooOld(),
     NetPluginMissing(),
     NetPluginUnresolved(),
+    OfiNcclNcclMismatch(),
+    OfiNcclKnownIssue(),
+    LibfabricTooOld(),
+    EfaInstallerKnownIssue(),
     TensorParallelOutsideNvlink(),
     ExpertAllToAllOutsideNvlink(),
     LayoutGpuMismatch(),
