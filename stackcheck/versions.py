@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 _RELEASE = re.compile(r"(\d+(?:\.\d+){0,4})")
@@ -27,6 +28,11 @@ def parse(text: str | None) -> Version | None:
         return None
 
 
+def key(text: str | None) -> Version:
+    """A sort key: the parsed version, with unreadable ones first (``0``)."""
+    return parse(text) or Version("0")
+
+
 def release(text: str | None, parts: int) -> str | None:
     """The first ``parts`` numbers of a version: ``release("12.4.1", 2) == "12.4"``."""
     version = parse(text)
@@ -34,6 +40,18 @@ def release(text: str | None, parts: int) -> str | None:
         return None
     numbers = [*version.release, 0, 0, 0][:parts]
     return ".".join(str(n) for n in numbers)
+
+
+def matches(text: str | None, specifier: str) -> bool | None:
+    """Whether a vendor version falls in a PEP 440 specifier (``">=2.19.3,<2.20.3"``); None when
+    either cannot be read."""
+    version = parse(text)
+    if version is None:
+        return None
+    try:
+        return SpecifierSet(specifier).contains(version, prereleases=True)
+    except InvalidSpecifier:
+        return None
 
 
 def major(text: str | None) -> int | None:

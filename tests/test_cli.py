@@ -41,6 +41,8 @@ def test_json_report_contract(cli: Cli, root: Root) -> None:
         "schema_version",
         "stackcheck_version",
         "matrix_version",
+        "matrix_built",
+        "warnings",
         "snapshot",
         "findings",
         "recommendations",

@@ -158,7 +158,9 @@ def test_baseline_lets_known_findings_pass_and_new_ones_fail(
     scenarios.broken_p5(root)
     baseline = tmp_path / "baseline.json"
     written = cli("check", "--root", str(root.path), "--write-baseline", str(baseline))
-    assert written.code == 1 and "wrote 3 finding(s)" in written.err
+    recorded = len(json.loads(baseline.read_text())["findings"])
+    assert written.code == 1 and f"wrote {recorded} finding(s)" in written.err
+    assert recorded >= 3
     assert cli("check", "--root", str(root.path), "--baseline", str(baseline)).code == 0
     # A new problem: the net plugin's dependency disappears.
     root.path.joinpath("opt/amazon/efa/lib/libfabric.so.1").unlink()
@@ -196,6 +198,7 @@ def test_side_files_and_step_summary(
     assert done.code == 1
     assert done.out.startswith("::error ")
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
-    assert len(json.loads(report.read_text())["findings"]) == 3
+    levels = [f["severity"] for f in json.loads(report.read_text())["findings"]]
+    assert levels.count("error") == 3
     text = summary.read_text()
     assert text.startswith("earlier step\n## stackcheck: root")

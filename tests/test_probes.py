@@ -21,6 +21,7 @@ def test_dlami_host_every_component_with_evidence(root: Root) -> None:
     assert len(snap.gpus.devices) == 8
     assert snap.gpus.devices[0].name == "NVIDIA H100 80GB HBM3"
     assert snap.instance.type == "p5.48xlarge"
+    assert snap.instance.ami == "AWS Deep Learning AMI"
     toolkits = {t.version: t for t in snap.installations(ComponentName.CUDA_TOOLKIT)}
     assert set(toolkits) == {"12.8.1", "13.0.2"}
     assert toolkits["13.0.2"].properties["default"] == "yes"

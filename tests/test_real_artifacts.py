@@ -39,23 +39,30 @@ def test_nccl_version_read_from_the_real_binary(artifacts: Path) -> None:
     assert match.group(2).startswith(b"12.")
 
 
-def test_nccl_copied_out_of_its_wheel_is_versioned_from_its_bytes(artifacts: Path) -> None:
+def link_or_copy(source: str | Path, target: str | Path) -> None:
+    """A hard link where the scratch tree shares the artefacts' filesystem, else a copy: the
+    artefacts directory is read-only input, so scratch trees live in pytest's tmp_path."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def test_nccl_copied_out_of_its_wheel_is_versioned_from_its_bytes(
+    artifacts: Path, tmp_path: Path
+) -> None:
     """Without a dist-info, name or header, the probe reads the version string from .rodata."""
     realroot = artifacts / "realroot"
-    scratch = artifacts / "scratch-nccl"
-    shutil.rmtree(scratch, ignore_errors=True)
+    scratch = tmp_path / "scratch-nccl"
     target = scratch / "usr/local/nccl/lib/libnccl.so.2"
     target.parent.mkdir(parents=True)
-    os.link(realroot / site_of(realroot).lstrip("/") / "nvidia/nccl/lib/libnccl.so.2", target)
+    link_or_copy(realroot / site_of(realroot).lstrip("/") / "nvidia/nccl/lib/libnccl.so.2", target)
     (scratch / "etc").mkdir()
     (scratch / "etc/ld.so.conf").write_text("/usr/local/nccl/lib\n")
-    try:
-        [nccl] = probe_root(str(scratch)).installations(ComponentName.NCCL)
-        assert nccl.version == "2.19.3"
-        assert nccl.cuda is not None and nccl.cuda.startswith("12.")
-        assert nccl.evidence[-1].kind == "binary"
-    finally:
-        shutil.rmtree(scratch)
+    [nccl] = probe_root(str(scratch)).installations(ComponentName.NCCL)
+    assert nccl.version == "2.19.3"
+    assert nccl.cuda is not None and nccl.cuda.startswith("12.")
+    assert nccl.evidence[-1].kind == "binary"
 
 
 def test_real_cpu_torch_on_a_gpu_host_is_an_error(
@@ -70,23 +77,19 @@ def test_real_cpu_torch_on_a_gpu_host_is_an_error(
     assert check(snapshot, matrix).findings == [] or all(
         f.severity is Severity.INFO for f in check(snapshot, matrix).findings
     )
-    gpu_root = artifacts / "scratch-gpu"
-    shutil.rmtree(gpu_root, ignore_errors=True)
-    shutil.copytree(realroot, gpu_root, copy_function=os.link, symlinks=True)
-    try:
-        version = gpu_root / "proc/driver/nvidia/version"
-        version.parent.mkdir(parents=True)
-        version.write_text(PROC_VERSION_580)
-        for bus, text in h100_gpus(8):
-            info = gpu_root / f"proc/driver/nvidia/gpus/{bus}/information"
-            info.parent.mkdir(parents=True)
-            info.write_text(text)
-        report = check(probe_root(str(gpu_root)), matrix)
-        [finding] = [f for f in report.findings if f.id == "SC201"]
-        assert finding.severity is Severity.ERROR
-        assert "2.13.0+cpu" in finding.message
-    finally:
-        shutil.rmtree(gpu_root)
+    gpu_root = tmp_path / "scratch-gpu"
+    shutil.copytree(realroot, gpu_root, copy_function=link_or_copy, symlinks=True)
+    version = gpu_root / "proc/driver/nvidia/version"
+    version.parent.mkdir(parents=True)
+    version.write_text(PROC_VERSION_580)
+    for bus, text in h100_gpus(8):
+        info = gpu_root / f"proc/driver/nvidia/gpus/{bus}/information"
+        info.parent.mkdir(parents=True)
+        info.write_text(text)
+    report = check(probe_root(str(gpu_root)), matrix)
+    [finding] = [f for f in report.findings if f.id == "SC201"]
+    assert finding.severity is Severity.ERROR
+    assert "2.13.0+cpu" in finding.message
 
 
 def test_debian_libfabric_release_from_its_bytes(artifacts: Path, tmp_path: Path) -> None:

@@ -62,7 +62,10 @@ def test_cuda12_image_on_r535_needs_no_forward_compat(root: Root, matrix: Matrix
     scenarios.ngc_image(root)
     root.driver(PROC_VERSION_535, h100_gpus(1))
     report = report_of(root, matrix)
-    assert ids(report) == {"SC102"}  # CUDA 12.9 on R535: minor-version compatibility
+    # CUDA 12.9 on R535: minor-version compatibility; NCCL 2.27.3's symmetric-kernel bug is advice
+    assert ids(report) == {"SC102", "SC311"}
+    [nccl] = [f for f in report.findings if f.id == "SC311"]
+    assert nccl.severity is Severity.INFO and "symmetric kernels" in nccl.message
 
 
 def test_forward_compat_on_datacenter_gpu_is_info(root: Root, matrix: Matrix) -> None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from stackcheck import versions
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import Gpu as MatrixGpu
 from stackcheck.snapshot.model import ComponentName, Evidence, Gpu, Installation, Snapshot
+
+if TYPE_CHECKING:
+    from stackcheck.plan.layout import JobLayout
 
 
 @dataclass(frozen=True)
@@ -32,9 +36,12 @@ class CudaConsumer:
 
 
 class CheckContext:
-    def __init__(self, snapshot: Snapshot, matrix: MatrixIndex) -> None:
+    def __init__(
+        self, snapshot: Snapshot, matrix: MatrixIndex, job: JobLayout | None = None
+    ) -> None:
         self.snapshot = snapshot
         self.matrix = matrix
+        self.job = job  # a planned job's parallel layout, for the `layout` rules
 
     def installations(self, name: ComponentName) -> list[Installation]:
         return self.snapshot.installations(name)
@@ -103,6 +110,14 @@ class CheckContext:
                     )
                 )
         return consumers
+
+    @cached_property
+    def cpu_arch(self) -> str | None:
+        """The stack's CPU architecture: the platform's, else the target instance type's."""
+        if self.snapshot.platform.machine:
+            return self.snapshot.platform.machine
+        instance = self.matrix.instance(self.snapshot.instance.type)
+        return instance.arch if instance else None
 
     @cached_property
     def efa_available(self) -> bool | None:

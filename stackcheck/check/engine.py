@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
+from stackcheck import clock
 from stackcheck.check.context import CheckContext
-from stackcheck.check.model import Finding, Report
+from stackcheck.check.model import Finding, Notice, Report
+from stackcheck.matrix.freshness import stale_warning
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import Matrix
 from stackcheck.recommend import recommend
@@ -18,9 +21,13 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.severity.rank, f.id, f.message))
 
 
-def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> Report:
-    index = MatrixIndex(matrix)
-    ctx = CheckContext(snapshot, index)
+def matrix_notices(matrix: Matrix, today: date) -> list[Notice]:
+    """What the report says about the matrix itself: that it is stale, when it is."""
+    stale = stale_warning(matrix, today)
+    return [Notice(code="matrix-stale", message=stale)] if stale else []
+
+
+def run_rules(ctx: CheckContext, rules: Sequence[Rule]) -> list[Finding]:
     findings: list[Finding] = []
     for rule in rules:
         try:
@@ -28,10 +35,23 @@ def check(snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES) -> 
                 if finding not in findings:
                     findings.append(finding)
         except Exception as exc:  # a rule bug must not hide the other rules' findings
-            snapshot.notes.append(ProbeNote(probe=f"rule {rule.id}", message=f"failed: {exc!r}"))
+            ctx.snapshot.notes.append(
+                ProbeNote(probe=f"rule {rule.id}", message=f"failed: {exc!r}")
+            )
+    return sort_findings(findings)
+
+
+def check(
+    snapshot: Snapshot, matrix: Matrix, rules: Sequence[Rule] = RULES, today: date | None = None
+) -> Report:
+    today = today or clock.today()
+    index = MatrixIndex(matrix)
+    ctx = CheckContext(snapshot, index)
     return Report(
         matrix_version=index.version,
+        matrix_built=matrix.built,
+        warnings=matrix_notices(matrix, today),
         snapshot=snapshot,
-        findings=sort_findings(findings),
-        recommendations=recommend(ctx),
+        findings=run_rules(ctx, rules),
+        recommendations=recommend(ctx, today),
     )

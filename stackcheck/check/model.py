@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,6 +52,8 @@ class Recommendation(BaseModel):
     name: str  # what to use: an AMI name, an image URI with tag
     reason: str
     changes: list[str] = Field(default_factory=list)  # "driver 535.161.07 -> 580.105.08"
+    cautions: list[str] = Field(default_factory=list)  # "past end of patch (2026-01-29)"
+    unsure: bool = False  # rests on a matrix fact marked unsure
     source: str | None = None
 
 
@@ -63,12 +66,23 @@ class Suppressed(BaseModel):
     reason: str  # "ignored by .stackcheck.toml", "in baseline base.json", "inline ignore at …"
 
 
+class Notice(BaseModel):
+    """Something about the check itself rather than the stack, e.g. a stale matrix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str  # "matrix-stale"
+    message: str
+
+
 class Report(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = REPORT_SCHEMA_VERSION
     stackcheck_version: str = __version__
     matrix_version: str
+    matrix_built: date | None = None
+    warnings: list[Notice] = Field(default_factory=list)
     snapshot: Snapshot
     findings: list[Finding] = Field(default_factory=list)
     recommendations: list[Recommendation] = Field(default_factory=list)

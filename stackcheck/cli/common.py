@@ -17,7 +17,9 @@ from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
 
 if TYPE_CHECKING:
-    from stackcheck.check.model import Report
+    from collections.abc import Sequence
+
+    from stackcheck.check.model import Finding, Report
     from stackcheck.matrix import Matrix
     from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
@@ -25,6 +27,24 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # stackcheck.formats.FORMAT_NAMES, repeated here so that --help does not import every format.
 FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown")
+PLAN_FORMAT_NAMES = ("text", "json")  # stackcheck.formats.PLAN_FORMAT_NAMES, likewise
+
+
+def add_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, epilog: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with examples (``epilog``, printed as written), and that
+    takes --json and the user matrix directories."""
+    parser = commands.add_parser(
+        name,
+        help=help,
+        description=help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_matrix_argument(parser)
+    return parser
 
 
 def add_source_arguments(parser: argparse.ArgumentParser, snapshot_argument: bool) -> None:
@@ -61,12 +81,21 @@ def add_matrix_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format")
+    """Output and gate options of the commands that produce a report (check, scan, triage)."""
+    add_output_arguments(parser, FORMAT_NAMES)
+    add_gate_arguments(parser)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    parser.add_argument("--format", choices=formats, default="text", help="output format")
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         help="exit 1 when a finding is at least this severe (default: the config's, else error)",
     )
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         metavar="FILE",
@@ -94,22 +123,28 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def snapshot_from(args: argparse.Namespace) -> Snapshot:
     from stackcheck.live.host import LiveHost
     from stackcheck.probes import probe_host, probe_root
-    from stackcheck.snapshot import load_snapshot
 
     path = getattr(args, "snapshot", None)
     if path is not None:
-        if path == "-":
-            return load_snapshot(sys.stdin.read(), "stdin")
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StackcheckError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
-        return load_snapshot(text, path)
+        return read_snapshot(path)
     if args.root is not None:
         if not Path(args.root).is_dir():
             raise StackcheckError(f"--root {args.root}: not a directory")
         return probe_root(args.root)
     return probe_host(LiveHost(allow_network=not args.no_network))
+
+
+def read_snapshot(path: str) -> Snapshot:
+    """A snapshot from a file written by `stackcheck probe --json`, or stdin for ``-``."""
+    from stackcheck.snapshot import load_snapshot
+
+    if path == "-":
+        return load_snapshot(sys.stdin.read(), "stdin")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StackcheckError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
+    return load_snapshot(text, path)
 
 
 def config_from(args: argparse.Namespace) -> Config:
@@ -125,14 +160,25 @@ def config_from(args: argparse.Namespace) -> Config:
     return cached
 
 
+def matrix_directories(args: argparse.Namespace) -> list[str]:
+    """The user matrix directories laid over the bundled matrix, in order: the configuration
+    file's first, then the command line's."""
+    return [*config_from(args).matrix_dirs, *getattr(args, "matrix_dir", [])]
+
+
 def matrix_from(args: argparse.Namespace) -> Matrix:
     from stackcheck.matrix import load_matrix
 
-    return load_matrix([*config_from(args).matrix_dirs, *args.matrix_dir])
+    return load_matrix(matrix_directories(args))
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"stackcheck: warning: {message}\n")
 
 
 def emit(report: Report, args: argparse.Namespace) -> int:
-    """Apply the policy, write the side files, print the chosen format, return the exit code."""
+    """Apply the policy, write the side files, print the chosen format (for text output, the
+    report's warnings, such as a stale matrix, go to stderr too), return the exit code."""
     from stackcheck.formats import get_format
     from stackcheck.policy import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
@@ -152,8 +198,16 @@ def emit(report: Report, args: argparse.Namespace) -> int:
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(Path(summary), get_format("markdown").render(report), append=True)
+    if args.format == "text":
+        for notice in report.warnings:
+            warn(notice.message)
     sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
-    return exit_code(report, args.fail_on or config.fail_on or "error")
+    return exit_code(report.findings, fail_threshold(args))
+
+
+def fail_threshold(args: argparse.Namespace) -> str:
+    """--fail-on, else the configuration's fail-on, else error."""
+    return str(args.fail_on or config_from(args).fail_on or "error")
 
 
 def _write(path: Path, text: str, append: bool) -> None:
@@ -164,11 +218,11 @@ def _write(path: Path, text: str, append: bool) -> None:
         raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def exit_code(report: Report, fail_on: str) -> int:
+def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
     from stackcheck.check.model import Severity
 
     if fail_on == "never":
         return EXIT_CLEAN
     threshold = Severity(fail_on)
-    failing = any(f.severity.at_least(threshold) for f in report.findings)
+    failing = any(f.severity.at_least(threshold) for f in findings)
     return EXIT_FINDINGS if failing else EXIT_CLEAN

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from stackcheck.formats.base import ReportFormat
+from stackcheck.formats.base import PlanFormat, ReportFormat
 from stackcheck.formats.github import GithubFormat
 from stackcheck.formats.json import JsonFormat
 from stackcheck.formats.markdown import MarkdownFormat
@@ -29,6 +29,20 @@ _FACTORIES: dict[str, Callable[[FormatOptions], ReportFormat]] = {
 FORMAT_NAMES = tuple(_FACTORIES)
 
 
+def _plan_text(colour: bool) -> PlanFormat:
+    # Imported here: the plan models are not needed by `stackcheck probe`, which must start fast.
+    from stackcheck.formats.plan_text import PlanTextFormat
+
+    return PlanTextFormat(colour=colour)
+
+
+_PLAN_FACTORIES: dict[str, Callable[[bool], PlanFormat]] = {
+    "text": _plan_text,
+    "json": lambda _colour: JsonFormat(),
+}
+PLAN_FORMAT_NAMES = tuple(_PLAN_FACTORIES)
+
+
 def get_format(
     name: str, show_suppressed: bool = False, colour: bool | None = None
 ) -> ReportFormat:
@@ -36,4 +50,17 @@ def get_format(
     return _FACTORIES[name](options)
 
 
-__all__ = ["FORMAT_NAMES", "FormatOptions", "ReportFormat", "get_format"]
+def get_plan_format(name: str, colour: bool | None = None) -> PlanFormat:
+    return _PLAN_FACTORIES[name](use_colour() if colour is None else colour)
+
+
+__all__ = [
+    "FORMAT_NAMES",
+    "PLAN_FORMAT_NAMES",
+    "FormatOptions",
+    "JsonFormat",
+    "PlanFormat",
+    "ReportFormat",
+    "get_format",
+    "get_plan_format",
+]

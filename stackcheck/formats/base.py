@@ -1,11 +1,14 @@
-"""The output-format interface: a report in, text out. One format per module."""
+"""The output-format interfaces: a report (or a plan) in, text out. One format per module."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from stackcheck.check.model import Report
+
+if TYPE_CHECKING:
+    from stackcheck.plan.model import PlanReport
 
 
 class ReportFormat(ABC):
@@ -13,3 +16,12 @@ class ReportFormat(ABC):
 
     @abstractmethod
     def render(self, report: Report) -> str: ...
+
+
+class PlanFormat(ABC):
+    """`stackcheck plan`'s output: the same format names as reports."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def render_plan(self, plan: PlanReport) -> str: ...

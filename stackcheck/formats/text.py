@@ -6,7 +6,7 @@ import os
 import sys
 import textwrap
 
-from stackcheck.check.model import Report, Severity
+from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.formats.base import ReportFormat
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 
@@ -20,10 +20,20 @@ def use_colour(stream: object | None = None) -> bool:
     return bool(isatty and isatty()) and "NO_COLOR" not in os.environ
 
 
-class _Writer:
+class Writer:
     def __init__(self, colour: bool) -> None:
         self.lines: list[str] = []
         self.colour = colour
+
+    @classmethod
+    def titled(cls, colour: bool, version: str, matrix_version: str) -> Writer:
+        """A writer that starts with the banner every report carries."""
+        out = cls(colour)
+        out.lines += [f"stackcheck {version} · matrix {matrix_version}", ""]
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
 
     def paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
@@ -65,7 +75,7 @@ def _installation_head(installation: Installation) -> str:
     return " ".join(parts)
 
 
-def render_stack(snapshot: Snapshot, out: _Writer) -> None:
+def render_stack(snapshot: Snapshot, out: Writer) -> None:
     source = snapshot.source
     out.lines.append(f"Stack of {source.kind} {source.target}")
     platform = snapshot.platform
@@ -74,7 +84,8 @@ def render_stack(snapshot: Snapshot, out: _Writer) -> None:
         " ".join(p for p in (platform.os, platform.kernel, platform.machine) if p) or "unknown",
     )
     instance = snapshot.instance
-    out.row("Instance", instance.type or f"unknown: {instance.unknown or 'not probed'}")
+    described = instance.type or f"unknown: {instance.unknown or 'not probed'}"
+    out.row("Instance", described + (f" ({instance.ami})" if instance.ami else ""))
     gpus = snapshot.gpus
     if gpus.devices:
         counts: dict[str, int] = {}
@@ -118,12 +129,12 @@ def render_stack(snapshot: Snapshot, out: _Writer) -> None:
         out.row("Note", f"{note.probe}: {note.message}")
 
 
-def _render_findings(report: Report, out: _Writer) -> None:
-    counts = {s: report.count(s) for s in Severity}
+def render_findings(findings: list[Finding], out: Writer) -> None:
+    counts = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
     summary = ", ".join(f"{n} {s.value}{'s' if n != 1 else ''}" for s, n in counts.items())
     out.lines.append("")
-    out.lines.append(f"Findings: {summary}" if report.findings else "Findings: none")
-    for finding in report.findings:
+    out.lines.append(f"Findings: {summary}" if findings else "Findings: none")
+    for finding in findings:
         level = out.paint(f"{finding.severity.value:<7}", _COLOURS[finding.severity])
         out.lines.append(f"  {level} {finding.id} {finding.title}")
         out.wrapped(finding.message, 10)
@@ -133,7 +144,7 @@ def _render_findings(report: Report, out: _Writer) -> None:
         out.lines.append(f"          docs: {finding.docs}")
 
 
-def _render_suppressed(report: Report, out: _Writer, listed: bool) -> None:
+def _render_suppressed(report: Report, out: Writer, listed: bool) -> None:
     if not report.suppressed:
         return
     out.lines.append("")
@@ -147,7 +158,7 @@ def _render_suppressed(report: Report, out: _Writer, listed: bool) -> None:
             out.wrapped(f"{item.finding.message} [{item.reason}]", 10)
 
 
-def _render_recommendations(report: Report, out: _Writer) -> None:
+def _render_recommendations(report: Report, out: Writer) -> None:
     out.lines.append("")
     if not report.recommendations:
         out.lines.append(
@@ -158,6 +169,8 @@ def _render_recommendations(report: Report, out: _Writer) -> None:
     changes = f" ({'; '.join(top.changes)})" if top.changes else ""
     out.lines.append(f"Recommendation: {top.kind.upper()} {top.name}{changes}")
     out.wrapped(top.reason, 2)
+    for caution in top.cautions:
+        out.wrapped(f"caution: {caution}", 2)
     for other in report.recommendations[1:]:
         out.lines.append(f"  also: {other.kind.upper()} {other.name}")
 
@@ -170,16 +183,14 @@ class TextFormat(ReportFormat):
         self.show_suppressed = show_suppressed
 
     def render(self, report: Report) -> str:
-        out = _Writer(self.colour)
-        out.lines.append(f"stackcheck {report.stackcheck_version} · matrix {report.matrix_version}")
-        out.lines.append("")
+        out = Writer.titled(self.colour, report.stackcheck_version, report.matrix_version)
         render_stack(report.snapshot, out)
-        _render_findings(report, out)
+        render_findings(report.findings, out)
         _render_suppressed(report, out, self.show_suppressed)
         _render_recommendations(report, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()
 
     def render_snapshot(self, snapshot: Snapshot) -> str:
-        out = _Writer(self.colour)
+        out = Writer(self.colour)
         render_stack(snapshot, out)
-        return "\n".join(out.lines) + "\n"
+        return out.text()

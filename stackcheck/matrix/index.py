@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TypeVar
 
@@ -15,16 +17,28 @@ from stackcheck.matrix.models import (
     CudnnRelease,
     DriverBranch,
     EfaInstaller,
+    Fact,
     Gpu,
     Instance,
+    KnownIssue,
     Matrix,
     NcclRelease,
     OfiNcclRelease,
     TorchRelease,
     TorchVariant,
+    WithKnownIssues,
 )
 
 _Versioned = TypeVar("_Versioned", CudnnRelease, NcclRelease, OfiNcclRelease, EfaInstaller)
+
+
+_FAMILY = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)?)\.")
+
+
+def instance_family(instance_type: str | None) -> str | None:
+    """``p5en.48xlarge`` -> ``p5en``; ``p6-b200.48xlarge`` -> ``p6-b200``."""
+    match = _FAMILY.match((instance_type or "").lower())
+    return match.group(1) if match else None
 
 
 def _by_release(version: str | None, parts: int) -> str | None:
@@ -120,9 +134,20 @@ class MatrixIndex:
     def efa_installer(self, version: str | None) -> EfaInstaller | None:
         return self._by_version(self.matrix.efa_installer, version, 3)
 
+    def nccl_first_for(self, gpu: Gpu) -> NcclRelease | None:
+        """The oldest NCCL release that names ``gpu`` (or its architecture) as newly supported."""
+        firsts = [r for r in self.matrix.nccl if r.new_gpus and gpu.is_any(r.new_gpus)]
+        return min(firsts, key=lambda r: versions.key(r.version), default=None)
+
     @cached_property
     def images(self) -> list[ContainerImage]:
         return [*self.matrix.dlc, *self.matrix.ngc]
+
+    @staticmethod
+    def known_issues(table: Sequence[WithKnownIssues]) -> list[tuple[KnownIssue, Fact]]:
+        """Every known issue of a table with the entry it is listed under. An issue applies to
+        the versions its ``affected`` specifier names, whichever entry lists it."""
+        return [(issue, entry) for entry in table for issue in entry.known_issues]
 
     @staticmethod
     def _by_version(table: list[_Versioned], version: str | None, parts: int) -> _Versioned | None:

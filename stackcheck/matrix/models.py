@@ -10,9 +10,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from stackcheck import versions
+from stackcheck.snapshot.model import ComponentName
+
+CpuArch = Literal["x86_64", "aarch64"]
 
 
 class Fact(BaseModel):
@@ -76,6 +80,11 @@ class Gpu(Fact):
 
     _v = field_validator("compute_capability", "first_cuda")(_check_version)
 
+    def is_any(self, names: list[str]) -> bool:
+        """Whether this GPU is one of ``names``, each a GPU name or an architecture."""
+        wanted = {n.lower() for n in names}
+        return self.name.lower() in wanted or self.architecture.lower() in wanted
+
 
 class TorchVariant(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -114,7 +123,23 @@ class CudnnRelease(Fact):
     builds: list[CudnnBuild] = Field(default_factory=list)
 
 
+def _check_specifier(value: str) -> str:
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        raise ValueError(f"not a version specifier: {value!r}") from None
+    return value
+
+
 class KnownIssue(BaseModel):
+    """A bug or a documented behaviour of the versions in ``affected``, under conditions.
+
+    The issue applies only where every condition holds: a GPU named in ``gpus`` (by matrix name
+    or architecture) is present, the CPU is ``cpu_arch``, and each component in ``requires`` has
+    an installation whose version matches its specifier. A condition that cannot be checked
+    (no GPU found, version unknown) means the issue is not reported.
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     summary: str
@@ -122,14 +147,37 @@ class KnownIssue(BaseModel):
     fixed_in: str | None = None
     workaround: str | None = None
     severity: Literal["error", "warning", "info"] = "warning"
+    kind: Literal["bug", "behaviour"] = Field(
+        default="bug", description="'behaviour': documented, no fix; shown, never reported"
+    )
+    gpus: list[str] = Field(default_factory=list, description="GPU names or architectures")
+    cpu_arch: CpuArch | None = None
+    requires: dict[ComponentName, str] = Field(
+        default_factory=dict, description="Other components' versions: {efa-installer: '>=1.35'}"
+    )
     source: str
     unsure: bool = False
+
+    _affected = field_validator("affected")(_check_specifier)
+
+    @field_validator("requires")
+    @classmethod
+    def _check_requires(cls, value: dict[ComponentName, str]) -> dict[ComponentName, str]:
+        for specifier in value.values():
+            _check_specifier(specifier)
+        return value
 
 
 class NcclRelease(Fact):
     version: str
     released: date | None = None
     net_api: int | None = Field(default=None, description="Newest ncclNet_vN the release asks for")
+    net_api_min: int | None = Field(
+        default=None, description="Oldest ncclNet_vN it still loads from a plugin"
+    )
+    new_gpus: list[str] = Field(
+        default_factory=list, description="GPUs this release is the first to support"
+    )
     known_issues: list[KnownIssue] = Field(default_factory=list)
 
 
@@ -150,6 +198,10 @@ class EfaInstaller(Fact):
     ofi_nccl: str | None = None
     rdma_core: str | None = None
     plugin_path: str | None = None
+    known_issues: list[KnownIssue] = Field(default_factory=list)
+
+
+WithKnownIssues = NcclRelease | OfiNcclRelease | EfaInstaller
 
 
 class Instance(Fact):
@@ -159,17 +211,21 @@ class Instance(Fact):
     gpu_memory_gib: float | None = None
     nvlink_domain_gpus: int | None = None
     nvlink_bandwidth_gbps: float | None = Field(default=None, description="GB/s per GPU")
+    nvlink_source: str | None = Field(
+        default=None,
+        description="Where the NVLink figures were read, when not in `source`",
+    )
     efa_interfaces: int = 0
     efa_bandwidth_gbps: float | None = Field(default=None, description="Gbit/s per instance")
     gdr: bool = False
     fabric_manager: bool = False
-    arch: Literal["x86_64", "aarch64"] = "x86_64"
+    arch: CpuArch = "x86_64"
 
 
 class Dlami(Fact):
     name: str  # "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)"
     release: str  # "20260102"
-    arch: Literal["x86_64", "aarch64"]
+    arch: CpuArch
     os: str
     driver: str
     cuda: list[str] = Field(default_factory=list)
@@ -181,10 +237,22 @@ class Dlami(Fact):
     ami_name_pattern: str | None = None
 
 
+def _x86_only() -> list[CpuArch]:
+    return ["x86_64"]
+
+
 class ContainerImage(Fact):
     repository: str  # "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-training"
     tag: str
     torch: str | None = None
+    torch_cuda: str | None = Field(
+        default=None, description="CUDA build of the PyTorch inside, where it differs from cuda"
+    )
+    torch_build: Literal["official", "vendor"] = Field(
+        default="official",
+        description="'official': a pytorch.org wheel variant; 'vendor': built by the image's maker",
+    )
+    platforms: list[CpuArch] = Field(default_factory=_x86_only)
     cuda: str | None = None
     cudnn: str | None = None
     nccl: str | None = None

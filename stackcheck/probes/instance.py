@@ -1,4 +1,5 @@
-"""The EC2 instance type: DMI first (Nitro instances put it in product_name), then IMDSv2."""
+"""The EC2 instance type: DMI first (Nitro instances put it in product_name), then IMDSv2; and
+whether the root is a Deep Learning AMI (DLAMIs keep /opt/dlami, e.g. /opt/dlami/nvme)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import Evidence, Snapshot
 
 DMI = "/sys/devices/virtual/dmi/id"
+DLAMI_TRACE = "/opt/dlami"
 
 
 class InstanceProbe(Probe):
@@ -14,6 +16,9 @@ class InstanceProbe(Probe):
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         instance = snapshot.instance
+        if ctx.view.is_dir(DLAMI_TRACE):
+            instance.ami = "AWS Deep Learning AMI"
+            instance.evidence.append(ctx.file_evidence(DLAMI_TRACE, "present on DLAMIs"))
         vendor = (ctx.view.read_text(f"{DMI}/sys_vendor", 256) or "").strip()
         product = (ctx.view.read_text(f"{DMI}/product_name", 256) or "").strip()
         on_ec2 = "amazon" in vendor.lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupported
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
     DriverTooOld,
@@ -10,8 +11,24 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
 )
+from stackcheck.rules.efa_compat import (
+    EfaInstallerKnownIssue,
+    LibfabricTooOld,
+    OfiNcclKnownIssue,
+    OfiNcclNcclMismatch,
+)
+from stackcheck.rules.layout import (
+    ExpertAllToAllOutsideNvlink,
+    ExpertParallelExperts,
+    LayoutGpuMismatch,
+    MultiNodeWithoutEfa,
+    PipelineStagesUneven,
+    TensorParallelHeads,
+    TensorParallelOutsideNvlink,
+)
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
+from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchMissingArch
 
@@ -25,8 +42,23 @@ RULES: tuple[Rule, ...] = (
     TorchMissingArch(),
     CudnnCudaMismatch(),
     MultipleNccl(),
+    NcclKnownIssue(),
+    NcclTooOldForGpu(),
+    CudnnGpuUnsupported(),
+    CudnnDriverTooOld(),
     NetPluginMissing(),
     NetPluginUnresolved(),
+    OfiNcclNcclMismatch(),
+    OfiNcclKnownIssue(),
+    LibfabricTooOld(),
+    EfaInstallerKnownIssue(),
+    TensorParallelOutsideNvlink(),
+    ExpertAllToAllOutsideNvlink(),
+    LayoutGpuMismatch(),
+    PipelineStagesUneven(),
+    TensorParallelHeads(),
+    ExpertParallelExperts(),
+    MultiNodeWithoutEfa(),
     NotInMatrix(),
 )
 

@@ -52,8 +52,10 @@ class Rule(ABC):
             docs=f"stackcheck explain {self.id}",
         )
 
-    def capped(self, unsure: bool) -> Severity:
-        """The rule's severity, lowered to warning when it rests on an unsure matrix fact."""
-        if unsure and self.severity is Severity.ERROR:
+    def capped(self, unsure: bool, severity: Severity | None = None) -> Severity:
+        """The rule's severity (or ``severity``), lowered to warning when it rests on an unsure
+        matrix fact."""
+        level = severity or self.severity
+        if unsure and level is Severity.ERROR:
             return Severity.WARNING
-        return self.severity
+        return level

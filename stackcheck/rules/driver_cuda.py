@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.requirements import driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Installation
 
@@ -32,14 +32,8 @@ def _covered_by_compat(ctx: CheckContext, needed: str) -> Installation | None:
 
 def _needs(ctx: CheckContext, consumer: CudaConsumer) -> tuple[str | None, str | None, bool]:
     """(floor of the major, full-compatibility minimum, unsure) for a consumer's CUDA."""
-    major = ctx.matrix.cuda_major(versions.major(consumer.cuda))
-    release = ctx.matrix.cuda_release(consumer.cuda)
-    unsure = bool((major and major.unsure) or (release and release.unsure))
-    return (
-        major.min_driver if major else None,
-        release.min_driver if release else None,
-        unsure,
-    )
+    needs = driver_needs(ctx.matrix, consumer.cuda)
+    return needs.floor, needs.full, needs.unsure
 
 
 @dataclass(frozen=True)

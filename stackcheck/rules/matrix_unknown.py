@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from stackcheck import versions
 from stackcheck.check.context import CheckContext
@@ -19,7 +19,8 @@ class NotInMatrix(Rule):
     title = "Version not in the compatibility matrix"
     doc = RuleDoc(
         what="Lists components whose version or model the bundled matrix has no entry for: a "
-        "GPU model, a CUDA major or release, a PyTorch release or wheel variant, an instance type.",
+        "GPU model, a CUDA major or release, a PyTorch release or wheel variant, an instance "
+        "type, an NCCL, cuDNN, aws-ofi-nccl or EFA installer release.",
         why="Rules that need a fact the matrix lacks stay silent rather than guess, so these "
         "parts of the stack went unchecked.",
         example="A GPU reported as `NVIDIA H20` while the matrix knows H100 and H200.",
@@ -68,3 +69,23 @@ class NotInMatrix(Rule):
             yield self.finding(
                 f"Instance type {instance} is not in the matrix.", ctx.snapshot.instance.evidence
             )
+        yield from self._libraries(ctx)
+
+    def _libraries(self, ctx: CheckContext) -> Iterable[Finding]:
+        lookups: dict[ComponentName, Callable[[str | None], object]] = {
+            ComponentName.NCCL: ctx.matrix.nccl_release,
+            ComponentName.CUDNN: ctx.matrix.cudnn_release,
+            ComponentName.OFI_NCCL: ctx.matrix.ofi_nccl_release,
+            ComponentName.EFA_INSTALLER: ctx.matrix.efa_installer,
+        }
+        for name, lookup in lookups.items():
+            seen: set[str] = set()
+            for installation in ctx.installations(name):
+                version = installation.version
+                if version and version not in seen and lookup(version) is None:
+                    seen.add(version)
+                    yield self.finding(
+                        f"{name.display_name} {version} is not in the matrix; its known issues "
+                        "and compatibility were not checked.",
+                        installation.evidence[:1],
+                    )

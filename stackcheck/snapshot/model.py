@@ -172,7 +172,7 @@ class Platform(_Model):
 
 
 class SnapshotSource(_Model):
-    kind: Literal["host", "root", "image", "text"]
+    kind: Literal["host", "root", "image", "text", "plan"]
     target: str
 
 

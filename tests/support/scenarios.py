@@ -33,6 +33,7 @@ def dlami_p5(root: Root) -> None:
     root.write("etc/os-release", 'NAME="Ubuntu"\nPRETTY_NAME="Ubuntu 22.04.5 LTS"\n')
     root.debian_loader()
     root.dmi("Amazon EC2", "p5.48xlarge")
+    (root.path / "opt/dlami/nvme").mkdir(parents=True)
     root.driver(PROC_VERSION_580, h100_gpus())
     root.user_driver("580.95.05")
     root.toolkit("12.8.1", default=False)

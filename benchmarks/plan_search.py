@@ -1,0 +1,61 @@
+"""Time `stackcheck plan`'s search in-process: the plan for a few model sizes, median of runs.
+
+The instance search is the costly part (every kind of instance, node counts and layouts); this
+shows how long a plan takes without the interpreter's start-up.
+
+    python benchmarks/plan_search.py --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+from stackcheck.matrix import load_matrix
+from stackcheck.plan.planner import make_plan
+from stackcheck.plan.request import PlanRequest, parse_count
+
+REQUESTS: dict[str, dict[str, object]] = {
+    "7B anywhere": {"params": "7B"},
+    "70B anywhere": {"params": "70B"},
+    "405B anywhere": {"params": "405B"},
+    "1T MoE (64 experts) anywhere": {"params": "1T", "moe_experts": 64, "top_k": 2},
+    "70B fp32 on one p5 (smallest change)": {
+        "params": "70B",
+        "precision": "fp32",
+        "instance": "p5.48xlarge",
+    },
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+    matrix = load_matrix()
+    medians = {}
+    for label, fields in REQUESTS.items():
+        request = PlanRequest.model_validate(
+            {**fields, "params": parse_count(str(fields["params"]))}
+        )
+        times = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            make_plan(request, matrix)
+            times.append(time.perf_counter() - started)
+        medians[label] = statistics.median(times)
+    if args.json:
+        print(json.dumps(medians, indent=2))
+    else:
+        for label, seconds in medians.items():
+            print(f"{seconds:7.3f} s  {label}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

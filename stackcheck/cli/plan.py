@@ -1,0 +1,138 @@
+"""``stackcheck plan``: will a training job fit in GPU memory, where, and with which layout."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from stackcheck.cli.common import (
+    EXIT_FINDINGS,
+    PLAN_FORMAT_NAMES,
+    add_matrix_argument,
+    add_output_arguments,
+    exit_code,
+    fail_threshold,
+)
+
+HELP = "plan a training job: memory per GPU, a verdict, the instances it fits on, layout lint"
+DESCRIPTION = f"""\
+{HELP}.
+
+Memory per GPU is computed term by term (parameters, gradients, optimizer states, activations,
+a reserve for the CUDA context, NCCL and fragmentation) against the GPU memory of the instance
+type, from the matrix. With --instance the job is judged as given (unset sizes: TP = PP = 1, the
+fewest nodes, DP filling them) and the smallest change that makes it fit is searched; without it,
+every instance type in the matrix is tried. Exit codes: 0 fits; 1 will OOM as given, or findings
+at or above --fail-on; 2 bad input."""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return value
+
+
+def _params(text: str) -> int:
+    from stackcheck.plan.request import parse_count
+
+    try:
+        return parse_count(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _sizes(parser: argparse.ArgumentParser, title: str, sizes: dict[str, str]) -> None:
+    group = parser.add_argument_group(title)
+    for flag, text in sizes.items():
+        group.add_argument(flag, type=_positive, metavar="N", help=text)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "plan",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--params", required=True, type=_params, metavar="COUNT", help="parameters: 7B, 350M, 1.5T"
+    )
+    parser.add_argument("--precision", choices=("bf16", "fp16", "fp32", "fp8"), default="bf16")
+    parser.add_argument(
+        "--optimizer", choices=("adam", "adamw", "sgd", "adafactor"), default="adamw"
+    )
+    sharding = parser.add_mutually_exclusive_group()
+    sharding.add_argument(
+        "--zero", type=int, choices=(0, 1, 2, 3), default=0, help="ZeRO stage (default 0)"
+    )
+    sharding.add_argument("--fsdp", action="store_true", help="FSDP full sharding (as ZeRO-3)")
+    _sizes(
+        parser,
+        "model and batch (unset: derived from --params, and said so)",
+        {
+            "--seq-len": "sequence length (default 4096)",
+            "--micro-batch": "micro-batch size per GPU (default 1)",
+            "--layers": "transformer layers",
+            "--hidden": "hidden size",
+            "--heads": "attention heads",
+            "--vocab": "vocabulary size (default 128256)",
+            "--moe-experts": "experts per MoE layer",
+            "--top-k": "experts each token is routed to",
+        },
+    )
+    parser.add_argument(
+        "--activation-checkpointing",
+        action="store_true",
+        help="full activation checkpointing (recompute each layer in the backward pass)",
+    )
+    parser.add_argument(
+        "--eager-attention",
+        action="store_true",
+        help="attention keeps its score matrices (no FlashAttention or fused kernel)",
+    )
+    parser.add_argument("--instance", metavar="TYPE", help="EC2 instance type, e.g. p5.48xlarge")
+    _sizes(
+        parser,
+        "layout (unset: 1 with --instance, the fewest nodes; chosen by the planner without)",
+        {
+            "--nodes": "instances",
+            "--tp": "tensor-parallel size",
+            "--pp": "pipeline-parallel size",
+            "--cp": "context-parallel size",
+            "--dp": "data-parallel size",
+            "--ep": "expert-parallel size",
+            "--max-gpus": "largest job the instance search tries (default 4096)",
+        },
+    )
+    add_matrix_argument(parser)
+    add_output_arguments(parser, PLAN_FORMAT_NAMES)
+    parser.set_defaults(run=run)
+
+
+_GIVEN = (
+    "params", "precision", "optimizer", "zero", "fsdp", "activation_checkpointing",
+    "eager_attention", "instance",
+)  # fmt: skip
+_OPTIONAL = (
+    "seq_len", "micro_batch", "layers", "hidden", "heads", "vocab", "moe_experts", "top_k",
+    "nodes", "tp", "pp", "cp", "dp", "ep", "max_gpus",
+)  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    from stackcheck.cli.common import matrix_from
+    from stackcheck.formats import get_plan_format
+    from stackcheck.plan.planner import make_plan
+    from stackcheck.plan.request import PlanRequest
+
+    fields = {name: getattr(args, name) for name in _GIVEN}
+    fields.update({n: getattr(args, n) for n in _OPTIONAL if getattr(args, n) is not None})
+    plan = make_plan(PlanRequest.model_validate(fields), matrix_from(args))
+    sys.stdout.write(get_plan_format(args.format).render_plan(plan))
+    if plan.verdict.status != "fits":
+        return EXIT_FINDINGS
+    return exit_code(plan.findings, fail_threshold(args))

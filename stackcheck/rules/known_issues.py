@@ -1,0 +1,79 @@
+"""Known issues from the matrix: an installed version the matrix lists as affected, reported only
+where the issue's conditions (GPU, CPU, other components' versions) hold on this stack."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from stackcheck import versions
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.models import KnownIssue, WithKnownIssues
+from stackcheck.rules.base import Rule
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+
+
+def conditions_hold(ctx: CheckContext, issue: KnownIssue) -> list[Evidence] | None:
+    """The evidence that every condition of ``issue`` holds here, or None when one does not or
+    cannot be checked (an issue is never reported on a guess)."""
+    evidence: list[Evidence] = []
+    if issue.gpus:
+        present = [g for g in ctx.gpus if g.known is not None and g.known.is_any(issue.gpus)]
+        if not present:
+            return None
+        evidence.extend(present[0].evidence[:1])
+    if issue.cpu_arch is not None and ctx.cpu_arch != issue.cpu_arch:
+        return None
+    for component, specifier in issue.requires.items():
+        found = [i for i in ctx.installations(component) if versions.matches(i.version, specifier)]
+        if not found:
+            return None
+        evidence.extend(found[0].evidence[:1])
+    return evidence
+
+
+def _fix(label: str, issue: KnownIssue, default: str) -> str:
+    parts = []
+    if issue.fixed_in:
+        parts.append(f"Upgrade {label} to {issue.fixed_in} or later")
+    if issue.workaround:
+        parts.append(("or: " if parts else "Workaround: ") + issue.workaround)
+    return "; ".join(parts) + "." if parts else default
+
+
+class KnownIssueRule(Rule):
+    """Reports each installation of ``component`` whose version a matrix table lists as affected
+    by a known issue. Severity is the issue's, capped at warning when the fact is unsure."""
+
+    component: ClassVar[ComponentName]
+
+    @abstractmethod
+    def table(self, ctx: CheckContext) -> Sequence[WithKnownIssues]: ...
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        issues = ctx.matrix.known_issues(self.table(ctx))
+        for installation in ctx.installations(self.component):
+            for issue, entry in issues:
+                if issue.kind == "behaviour":
+                    continue
+                if versions.matches(installation.version, issue.affected) is not True:
+                    continue
+                evidence = conditions_hold(ctx, issue)
+                if evidence is not None:
+                    yield self._report(installation, issue, entry.unsure, evidence)
+
+    def _report(
+        self, installation: Installation, issue: KnownIssue, unsure: bool, evidence: list[Evidence]
+    ) -> Finding:
+        label = self.component.display_name
+        where = f" at {installation.path}" if installation.path else ""
+        fixed = f" Fixed in {issue.fixed_in}." if issue.fixed_in else ""
+        return self.finding(
+            f"{label} {installation.version}{where}: {issue.summary}.{fixed} (Source: "
+            f"{issue.source}.)",
+            [*installation.evidence, *evidence],
+            fix=_fix(label, issue, self.doc.fix),
+            severity=self.capped(issue.unsure or unsure, Severity(issue.severity)),
+        )

@@ -1,0 +1,74 @@
+"""Family ``nccl-version``: NCCL releases the matrix knows to be broken, or too old for the GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.models import WithKnownIssues
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.known_issues import KnownIssueRule
+from stackcheck.snapshot.model import ComponentName
+
+
+class NcclKnownIssue(KnownIssueRule):
+    id = "SC311"
+    name = "nccl-known-issue"
+    family = "nccl-version"
+    severity = Severity.ERROR
+    component = ComponentName.NCCL
+    title = "NCCL version with a known issue"
+    doc = RuleDoc(
+        what="Looks up every NCCL found (wheel, system package, toolkit copy) in the matrix's "
+        "known issues, gathered from NCCL's release notes and the aws-ofi-nccl sources, and "
+        "reports those that affect its version where the issue's conditions hold (the GPU "
+        "architecture, the CPU, a driver or EFA version). Severity is the issue's own; an issue "
+        "the matrix marks unsure is at most a warning.",
+        why="NCCL bugs rarely crash: a hang appears only at scale, a regression costs bandwidth "
+        "without an error, a correctness bug corrupts a reduction now and then. The fix is "
+        "usually a patch release that nobody knew to install.",
+        example="NCCL 2.19.3 on p5.48xlarge (H100): the NVLS-Tree chunk size was cut to 64 KiB at "
+        "four or more nodes, a large allreduce regression on AWS that 2.20.3 made tunable.",
+        fix="Upgrade NCCL to the release the finding names (for PyTorch, the nvidia-nccl-cu12/"
+        "cu13 wheel, or a newer image), or apply the workaround it gives.",
+        references=("https://github.com/NVIDIA/nccl/releases",),
+    )
+
+    def table(self, ctx: CheckContext) -> Sequence[WithKnownIssues]:
+        return ctx.matrix.matrix.nccl
+
+
+class NcclTooOldForGpu(Rule):
+    id = "SC312"
+    name = "nccl-too-old-for-gpu"
+    family = "nccl-version"
+    severity = Severity.WARNING
+    title = "NCCL older than the first release that supports the GPU"
+    doc = RuleDoc(
+        what="Compares each NCCL found with the first NCCL release the matrix names as "
+        "supporting the GPUs present (the release's `new_gpus`).",
+        why="An NCCL that predates a GPU does not know its topology: on GB200 and GB300 NVL72 "
+        "systems it cannot use the multi-node NVLink domain and falls back to slower paths, or "
+        "misbehaves in ways NVIDIA does not support.",
+        example="PyTorch 2.7 with its NCCL 2.26.2 wheel on a p6e-gb200 (GB200): GB200 support "
+        "starts with NCCL 2.27.5.",
+        fix="Use an NCCL at least the version named (install a newer nvidia-nccl wheel or "
+        "PyTorch build, or an image that ships it).",
+        references=("https://docs.nvidia.com/dgx/dgxgb200nvl72-release-notes/nvonline-ids.html",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for gpu in ctx.gpus:
+            first = ctx.matrix.nccl_first_for(gpu.known) if gpu.known else None
+            if first is None:
+                continue
+            for nccl in ctx.installations(ComponentName.NCCL):
+                if ctx.version_at_least(nccl.version, first.version) is False:
+                    yield self.finding(
+                        f"NCCL {nccl.version} at {nccl.path} predates support for the {gpu.name}, "
+                        f"which starts with NCCL {first.version}.",
+                        [*nccl.evidence, *gpu.evidence[:1]],
+                        fix=f"Use NCCL {first.version} or later: {self.doc.fix}",
+                        severity=self.capped(first.unsure),
+                    )
