@@ -46,6 +46,7 @@ def test_json_report_contract(cli: Cli, root: Root) -> None:
         "snapshot",
         "findings",
         "recommendations",
+        "suppressed",
     }
     finding = report["findings"][0]
     assert set(finding) == {

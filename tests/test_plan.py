@@ -416,10 +416,10 @@ def test_layout_rules_are_documented_like_the_others(cli: Cli) -> None:
 
 
 def test_plan_formats_match_the_report_formats() -> None:
-    from stackcheck.cli.common import FORMAT_NAMES
-    from stackcheck.formats import PLAN_FORMAT_NAMES
+    from stackcheck.cli.common import PLAN_FORMAT_NAMES
+    from stackcheck.formats import PLAN_FORMAT_NAMES as REGISTERED
 
-    assert PLAN_FORMAT_NAMES == FORMAT_NAMES
+    assert PLAN_FORMAT_NAMES == REGISTERED
 
 
 def test_pinned_nodes_without_an_instance(matrix: Matrix) -> None:

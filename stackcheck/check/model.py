@@ -57,6 +57,15 @@ class Recommendation(BaseModel):
     source: str | None = None
 
 
+class Suppressed(BaseModel):
+    """A finding kept out of the gate by configuration or a baseline; listed, never dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    finding: Finding
+    reason: str  # "ignored by .stackcheck.toml", "in baseline base.json", "inline ignore at …"
+
+
 class Notice(BaseModel):
     """Something about the check itself rather than the stack, e.g. a stale matrix."""
 
@@ -77,6 +86,7 @@ class Report(BaseModel):
     snapshot: Snapshot
     findings: list[Finding] = Field(default_factory=list)
     recommendations: list[Recommendation] = Field(default_factory=list)
+    suppressed: list[Suppressed] = Field(default_factory=list)
 
     def worst(self) -> Severity | None:
         return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)

@@ -8,22 +8,26 @@ a command loads only what it needs: `stackcheck probe` must start fast on a busy
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.errors import StackcheckError
+from stackcheck.policy.levels import FAIL_ON
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from stackcheck.check.model import Finding, Report
     from stackcheck.matrix import Matrix
+    from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FAIL_ON = ("error", "warning", "info", "never")
-FORMAT_NAMES = ("text", "json")  # stackcheck.formats.FORMAT_NAMES, kept here so --help stays light
+# stackcheck.formats.FORMAT_NAMES, repeated here so that --help does not import every format.
+FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown")
+PLAN_FORMAT_NAMES = ("text", "json")  # stackcheck.formats.PLAN_FORMAT_NAMES, likewise
 
 
 def add_command(
@@ -77,12 +81,42 @@ def add_matrix_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format")
+    """Output and gate options of the commands that produce a report (check, scan, triage)."""
+    add_output_arguments(parser, FORMAT_NAMES)
+    add_gate_arguments(parser)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    parser.add_argument("--format", choices=formats, default="text", help="output format")
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
-        default="error",
-        help="exit 1 when a finding is at least this severe (default: error)",
+        help="exit 1 when a finding is at least this severe (default: the config's, else error)",
+    )
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: .stackcheck.toml, else [tool.stackcheck] in "
+        "pyproject.toml, in the current directory)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="FILE", help="findings recorded in FILE do not fail the gate"
+    )
+    parser.add_argument(
+        "--write-baseline", metavar="FILE", help="record the current findings in FILE"
+    )
+    parser.add_argument(
+        "--show-suppressed", action="store_true", help="list suppressed findings in text output"
+    )
+    parser.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 to FILE")
+    parser.add_argument("--report-json", metavar="FILE", help="also write the JSON report to FILE")
+    parser.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="append a Markdown summary to FILE (default: $GITHUB_STEP_SUMMARY when set)",
     )
 
 
@@ -113,10 +147,23 @@ def read_snapshot(path: str) -> Snapshot:
     return load_snapshot(text, path)
 
 
+def config_from(args: argparse.Namespace) -> Config:
+    """The configuration, read once per command; its matrix-dirs and fail-on apply."""
+    cached: Config | None = getattr(args, "loaded_config", None)
+    if cached is None:
+        from stackcheck.policy.config import find_config, load_config
+        from stackcheck.rules import RULES
+
+        path = find_config(getattr(args, "config", None), Path.cwd())
+        cached = load_config(path, {r.id for r in RULES})
+        args.loaded_config = cached
+    return cached
+
+
 def matrix_directories(args: argparse.Namespace) -> list[str]:
-    """The user matrix directories laid over the bundled matrix, in order. A configuration file's
-    matrix directories, when there is one, belong before the command line's, here."""
-    return list(getattr(args, "matrix_dir", []))
+    """The user matrix directories laid over the bundled matrix, in order: the configuration
+    file's first, then the command line's."""
+    return [*config_from(args).matrix_dirs, *getattr(args, "matrix_dir", [])]
 
 
 def matrix_from(args: argparse.Namespace) -> Matrix:
@@ -130,14 +177,45 @@ def warn(message: str) -> None:
 
 
 def emit(report: Report, args: argparse.Namespace) -> int:
-    """The report on stdout; for text output, its warnings (a stale matrix) on stderr too."""
+    """Apply the policy, write the side files, print the chosen format (for text output, the
+    report's warnings, such as a stale matrix, go to stderr too), return the exit code."""
     from stackcheck.formats import get_format
+    from stackcheck.policy import apply_policy
+    from stackcheck.policy.baseline import load_baseline, write_baseline
 
+    config = config_from(args)
+    baseline = load_baseline(Path(args.baseline)) if args.baseline else set()
+    report = apply_policy(report, config, baseline, args.baseline or "")
+    if args.write_baseline:
+        count = write_baseline(report, Path(args.write_baseline))
+        sys.stderr.write(
+            f"stackcheck: wrote {count} finding(s) to baseline {args.write_baseline}\n"
+        )
+    side_files = {args.sarif: "sarif", args.report_json: "json"}
+    for path, name in side_files.items():
+        if path:
+            _write(Path(path), get_format(name).render(report), append=False)
+    summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        _write(Path(summary), get_format("markdown").render(report), append=True)
     if args.format == "text":
         for notice in report.warnings:
             warn(notice.message)
-    sys.stdout.write(get_format(args.format).render(report))
-    return exit_code(report.findings, args.fail_on)
+    sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
+    return exit_code(report.findings, fail_threshold(args))
+
+
+def fail_threshold(args: argparse.Namespace) -> str:
+    """--fail-on, else the configuration's fail-on, else error."""
+    return str(args.fail_on or config_from(args).fail_on or "error")
+
+
+def _write(path: Path, text: str, append: bool) -> None:
+    try:
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def exit_code(findings: Sequence[Finding], fail_on: str) -> int:

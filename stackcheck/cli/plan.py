@@ -7,9 +7,11 @@ import sys
 
 from stackcheck.cli.common import (
     EXIT_FINDINGS,
+    PLAN_FORMAT_NAMES,
     add_matrix_argument,
-    add_report_arguments,
+    add_output_arguments,
     exit_code,
+    fail_threshold,
 )
 
 HELP = "plan a training job: memory per GPU, a verdict, the instances it fits on, layout lint"
@@ -107,7 +109,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         },
     )
     add_matrix_argument(parser)
-    add_report_arguments(parser)
+    add_output_arguments(parser, PLAN_FORMAT_NAMES)
     parser.set_defaults(run=run)
 
 
@@ -133,4 +135,4 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(get_plan_format(args.format).render_plan(plan))
     if plan.verdict.status != "fits":
         return EXIT_FINDINGS
-    return exit_code(plan.findings, args.fail_on)
+    return exit_code(plan.findings, fail_threshold(args))

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from stackcheck.formats.base import PlanFormat, ReportFormat
+from stackcheck.formats.github import GithubFormat
 from stackcheck.formats.json import JsonFormat
+from stackcheck.formats.markdown import MarkdownFormat
+from stackcheck.formats.sarif import SarifFormat
 from stackcheck.formats.text import TextFormat, use_colour
 
-_FACTORIES: dict[str, Callable[[bool], ReportFormat]] = {
-    "text": lambda colour: TextFormat(colour=colour),
-    "json": lambda _colour: JsonFormat(),
+
+@dataclass(frozen=True)
+class FormatOptions:
+    colour: bool = False
+    show_suppressed: bool = False
+
+
+_FACTORIES: dict[str, Callable[[FormatOptions], ReportFormat]] = {
+    "text": lambda o: TextFormat(colour=o.colour, show_suppressed=o.show_suppressed),
+    "json": lambda _: JsonFormat(),
+    "sarif": lambda _: SarifFormat(),
+    "github": lambda _: GithubFormat(),
+    "markdown": lambda _: MarkdownFormat(),
 }
 FORMAT_NAMES = tuple(_FACTORIES)
 
@@ -29,8 +43,11 @@ _PLAN_FACTORIES: dict[str, Callable[[bool], PlanFormat]] = {
 PLAN_FORMAT_NAMES = tuple(_PLAN_FACTORIES)
 
 
-def get_format(name: str, colour: bool | None = None) -> ReportFormat:
-    return _FACTORIES[name](use_colour() if colour is None else colour)
+def get_format(
+    name: str, show_suppressed: bool = False, colour: bool | None = None
+) -> ReportFormat:
+    options = FormatOptions(use_colour() if colour is None else colour, show_suppressed)
+    return _FACTORIES[name](options)
 
 
 def get_plan_format(name: str, colour: bool | None = None) -> PlanFormat:
@@ -40,10 +57,10 @@ def get_plan_format(name: str, colour: bool | None = None) -> PlanFormat:
 __all__ = [
     "FORMAT_NAMES",
     "PLAN_FORMAT_NAMES",
+    "FormatOptions",
     "JsonFormat",
     "PlanFormat",
     "ReportFormat",
-    "TextFormat",
     "get_format",
     "get_plan_format",
 ]

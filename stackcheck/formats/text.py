@@ -48,12 +48,13 @@ class Writer:
         )
 
 
-def _short(evidence: Evidence) -> str:
+def short_evidence(evidence: Evidence) -> str:
     detail = f": {evidence.detail}" if evidence.detail else ""
     if len(detail) > 70:
         detail = detail[:67] + "..."
     layer = f" [layer {evidence.layer[:19]}]" if evidence.layer else ""
-    return f"{evidence.kind} {evidence.source}{detail}{layer}"
+    where = evidence.source if evidence.line is None else f"{evidence.source}:{evidence.line}"
+    return f"{evidence.kind} {where}{detail}{layer}"
 
 
 def _installation_head(installation: Installation) -> str:
@@ -96,7 +97,7 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
         out.row("GPUs", "; ".join(f"{n}x {k}" for k, n in counts.items()))
         out.row(
             "",
-            f"  read from {_short(gpus.devices[0].evidence[0])}"
+            f"  read from {short_evidence(gpus.devices[0].evidence[0])}"
             if gpus.devices[0].evidence
             else "",
         )
@@ -113,7 +114,7 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
         for index, installation in enumerate(component.installations):
             out.row(name.display_name if index == 0 else "", _installation_head(installation))
             for evidence in installation.evidence[:3]:
-                out.row("", f"  read from {_short(evidence)}")
+                out.row("", f"  read from {short_evidence(evidence)}")
             if len(installation.evidence) > 3:
                 out.row("", f"  (+{len(installation.evidence) - 3} more sources)")
     if snapshot.env:
@@ -138,9 +139,23 @@ def render_findings(findings: list[Finding], out: Writer) -> None:
         out.lines.append(f"  {level} {finding.id} {finding.title}")
         out.wrapped(finding.message, 10)
         for evidence in finding.evidence[:4]:
-            out.wrapped(f"evidence: {_short(evidence)}", 10)
+            out.wrapped(f"evidence: {short_evidence(evidence)}", 10)
         out.wrapped(f"fix: {finding.fix}", 10)
         out.lines.append(f"          docs: {finding.docs}")
+
+
+def _render_suppressed(report: Report, out: Writer, listed: bool) -> None:
+    if not report.suppressed:
+        return
+    out.lines.append("")
+    hint = "" if listed else " (--show-suppressed lists them)"
+    out.lines.append(f"Suppressed: {len(report.suppressed)}{hint}")
+    if listed:
+        for item in report.suppressed:
+            out.lines.append(
+                f"  {item.finding.severity.value:<7} {item.finding.id} {item.finding.title}"
+            )
+            out.wrapped(f"{item.finding.message} [{item.reason}]", 10)
 
 
 def _render_recommendations(report: Report, out: Writer) -> None:
@@ -163,13 +178,15 @@ def _render_recommendations(report: Report, out: Writer) -> None:
 class TextFormat(ReportFormat):
     name = "text"
 
-    def __init__(self, colour: bool = False) -> None:
+    def __init__(self, colour: bool = False, show_suppressed: bool = False) -> None:
         self.colour = colour
+        self.show_suppressed = show_suppressed
 
     def render(self, report: Report) -> str:
         out = Writer.titled(self.colour, report.stackcheck_version, report.matrix_version)
         render_stack(report.snapshot, out)
         render_findings(report.findings, out)
+        _render_suppressed(report, out, self.show_suppressed)
         _render_recommendations(report, out)
         return out.text()
 

@@ -79,14 +79,7 @@ class Evidence(_Model):
     source: str
     detail: str | None = None
     layer: str | None = None
-
-    def describe(self) -> str:
-        text = f"{self.kind} {self.source}"
-        if self.detail:
-            text += f": {self.detail}"
-        if self.layer:
-            text += f" (layer {self.layer[:19]})"
-        return text
+    line: int | None = None  # the line of ``source`` (a Dockerfile, a pasted report) it came from
 
 
 Origin = Literal[

@@ -1,0 +1,1 @@
+"""Glue for CI systems: the GitHub Action's entry point."""

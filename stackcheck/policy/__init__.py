@@ -1,0 +1,32 @@
+"""Policy: what a team decides about findings — ignored rules, severity overrides, a baseline of
+known findings. Applied after the check, so every input (host, image, text) gets the same gate,
+and suppressed findings stay in the report, counted and listed."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from stackcheck.check.fingerprint import fingerprint
+from stackcheck.check.model import Report, Suppressed
+from stackcheck.policy.config import Config
+
+
+def apply_policy(
+    report: Report, config: Config, baseline: Collection[str] = (), baseline_name: str = ""
+) -> Report:
+    """The report with ``config``'s overrides applied and suppressed findings moved aside."""
+    kept = []
+    suppressed = list(report.suppressed)
+    for finding in report.findings:
+        if finding.id in config.ignore:
+            suppressed.append(Suppressed(finding=finding, reason=f"ignored by {config.origin}"))
+            continue
+        if fingerprint(finding) in baseline:
+            suppressed.append(Suppressed(finding=finding, reason=f"in baseline {baseline_name}"))
+            continue
+        override = config.severity.get(finding.id)
+        kept.append(
+            finding if override is None else finding.model_copy(update={"severity": override})
+        )
+    kept.sort(key=lambda f: (-f.severity.rank, f.id, f.message))
+    return report.model_copy(update={"findings": kept, "suppressed": suppressed})

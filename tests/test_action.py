@@ -1,0 +1,91 @@
+"""The composite action, run as GitHub's runner would run it: action.yml's steps under bash -e,
+the project installed from the action's checkout into a fresh virtualenv."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stackcheck.probes import probe_root
+from stackcheck.snapshot import dump_snapshot
+from tests.support import scenarios
+from tests.support.actions import ActionRun, run_action
+from tests.support.rootfs import Root
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def runner_bin(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A fresh virtualenv standing in for the runner's python3 (the action installs into it)."""
+    venv = tmp_path_factory.mktemp("runner") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    return str(venv / "bin")
+
+
+def action(runner_bin: str, tmp_path: Path, **inputs: str) -> ActionRun:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    temp = tmp_path / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    return run_action(PROJECT, inputs, workspace, temp, runner_bin)
+
+
+def snapshot_file(root: Root, tmp_path: Path) -> str:
+    path = tmp_path / "snapshot.json"
+    path.write_text(dump_snapshot(probe_root(str(root.path))))
+    return str(path)
+
+
+def test_broken_snapshot_fails_the_step_with_outputs(
+    runner_bin: str, root: Root, tmp_path: Path
+) -> None:
+    scenarios.broken_p5(root)
+    sarif = tmp_path / "stackcheck.sarif"
+    run = action(runner_bin, tmp_path, snapshot=snapshot_file(root, tmp_path), sarif=str(sarif))
+    assert run.failed_step == "Run stackcheck", run.log
+    assert run.exit_codes == [0, 1]
+    assert run.outputs["exit-code"] == "1"
+    assert (run.outputs["errors"], run.outputs["warnings"], run.outputs["highest-severity"]) == (
+        "3",
+        "0",
+        "error",
+    )
+    assert run.outputs["sarif-file"] == str(sarif)
+    assert json.loads(sarif.read_text())["runs"][0]["results"]
+    report = json.loads(Path(run.outputs["report-json"]).read_text())
+    assert run.outputs["findings"] == str(len(report["findings"]))
+    errors = {f["id"] for f in report["findings"] if f["severity"] == "error"}
+    assert errors == {"SC101", "SC103", "SC401"}
+    assert run.log.count("::error ") == 3
+    assert run.summary.startswith("## stackcheck: root")
+
+
+def test_healthy_snapshot_passes_and_switches_are_honoured(
+    runner_bin: str, root: Root, tmp_path: Path
+) -> None:
+    scenarios.dlami_p5(root)
+    run = action(
+        runner_bin,
+        tmp_path,
+        snapshot=snapshot_file(root, tmp_path),
+        annotations="false",
+        summary="false",
+    )
+    assert run.failed_step is None, run.log
+    report = json.loads(Path(run.outputs["report-json"]).read_text())
+    assert run.outputs["exit-code"] == "0"
+    assert run.outputs["errors"] == run.outputs["warnings"] == "0"
+    assert run.outputs["findings"] == str(len(report["findings"]))
+    assert "::" not in run.log
+    assert run.summary == ""
+
+
+def test_missing_inputs_exit_2(runner_bin: str, tmp_path: Path) -> None:
+    run = action(runner_bin, tmp_path)
+    assert run.outputs["exit-code"] == "2"
+    assert "give one of the inputs image, snapshot or dockerfile" in run.log
