@@ -3,6 +3,26 @@
 from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
+from stackcheck.rules.env_vars import (
+    CompatFirstOnUnsupportedGpu,
+    CudaLaunchBlocking,
+    DisableRequiresTypo,
+    MaxConnectionsWithFsdp,
+    NcclBlockingWait,
+    NcclDebugVerbose,
+    NcclIbDisabled,
+    NcclTransportDisabled,
+    NgcEntrypointBypassed,
+    VersionBoundPreset,
+)
+from stackcheck.rules.fabric_manager import FabricManagerNotRunning, FabricManagerVersionMismatch
+from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
+from stackcheck.rules.gpu_visibility import (
+    ContainerWithoutGpus,
+    FewerGpusThanParallelism,
+    NoGpuVisible,
+)
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
     DriverTooOld,
@@ -10,9 +30,16 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
 )
+from stackcheck.rules.libfabric_provider import (
+    EfaCudaMemoryRegistration,
+    LibfabricNotEfaProvider,
+    LibfabricTooOldObserved,
+)
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
-from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
+from stackcheck.rules.memlock import MemlockLimited, RdmaCannotPinMemory
+from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
+from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchMissingArch
 
 RULES: tuple[Rule, ...] = (
@@ -27,6 +54,33 @@ RULES: tuple[Rule, ...] = (
     MultipleNccl(),
     NetPluginMissing(),
     NetPluginUnresolved(),
+    EfaNotVisible(),
+    EfaDevicesNotPassed(),
+    NcclSocketFallback(),
+    LibfabricNotEfaProvider(),
+    LibfabricTooOldObserved(),
+    EfaCudaMemoryRegistration(),
+    GdrNotUsed(),
+    PeermemNotLoaded(),
+    ShmTooSmall(),
+    ShmExhausted(),
+    MemlockLimited(),
+    RdmaCannotPinMemory(),
+    FabricManagerNotRunning(),
+    FabricManagerVersionMismatch(),
+    ContainerWithoutGpus(),
+    NoGpuVisible(),
+    FewerGpusThanParallelism(),
+    NcclTransportDisabled(),
+    NcclIbDisabled(),
+    VersionBoundPreset(),
+    CudaLaunchBlocking(),
+    NcclBlockingWait(),
+    NcclDebugVerbose(),
+    MaxConnectionsWithFsdp(),
+    CompatFirstOnUnsupportedGpu(),
+    DisableRequiresTypo(),
+    NgcEntrypointBypassed(),
     NotInMatrix(),
 )
 
