@@ -14,8 +14,26 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 INSTRUCTIONS = frozenset(
-    "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL "
-    "STOPSIGNAL USER VOLUME WORKDIR".split()
+    [
+        "ADD",
+        "ARG",
+        "CMD",
+        "COPY",
+        "ENTRYPOINT",
+        "ENV",
+        "EXPOSE",
+        "FROM",
+        "HEALTHCHECK",
+        "LABEL",
+        "MAINTAINER",
+        "ONBUILD",
+        "RUN",
+        "SHELL",
+        "STOPSIGNAL",
+        "USER",
+        "VOLUME",
+        "WORKDIR",
+    ]
 )
 _INSTRUCTION = re.compile(r"^\s*([A-Za-z]{2,11})(?:\s+(.*))?$")
 _DIRECTIVE = re.compile(r"^#\s*(\w+)\s*=\s*(\S+)\s*$")

@@ -67,7 +67,7 @@ _OFI_NCCL_PACKAGE = re.compile(r"(?:libnccl-ofi|aws-ofi-nccl)[-_](\d+\.\d+\.\d+)
 
 
 def libfabric_package_version(line: str) -> str | None:
-    """libfabric's release in a package name: ``libfabric-aws-1.22.0amzn4.0-1.amzn2`` -> 1.22.0amzn4.0."""
+    """libfabric's release in a package name: ``libfabric-aws-1.22.0amzn4.0-1`` -> 1.22.0amzn4.0."""
     match = _LIBFABRIC_PACKAGE.search(line)
     return match.group(1) if match else None
 

@@ -120,6 +120,14 @@ class EfaProbe(Probe):
     @staticmethod
     def _devices(ctx: ProbeContext, snapshot: Snapshot) -> None:
         runtime = snapshot.runtime
+        if ctx.live is not None:
+            # What this process can open: a container without --device sees none.
+            runtime.uverbs_devices = sorted(
+                d for d in ctx.view.listdir(DEV_INFINIBAND) if d.startswith("uverbs")
+            )
+            runtime.evidence.append(
+                ctx.file_evidence(DEV_INFINIBAND, ", ".join(runtime.uverbs_devices) or "no uverbs")
+            )
         if not ctx.view.is_dir(SYS_INFINIBAND):
             if ctx.live is not None:
                 runtime.rdma_devices, runtime.efa_devices = [], []
