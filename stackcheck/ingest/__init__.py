@@ -55,16 +55,16 @@ def read_report(text: str, target: str) -> Triage:
                 )
             )
     for line in lines:
-        part = owner.get(line.number)
-        if part is None:
+        holder = owner.get(line.number)
+        if holder is None:
             continue
-        part.facts.extend(signatures.line_facts(line))
-        if part.segment.format.name != nccl_log.NcclLog.name:
-            part.facts.extend(nccl_log.line_facts(line))
+        holder.facts.extend(signatures.line_facts(line))
+        if holder.segment.format.name != nccl_log.NcclLog.name:
+            holder.facts.extend(nccl_log.line_facts(line))
     for fact in python_results(lines):
-        part = owner.get(fact.line.number)
-        if part is not None:
-            part.facts.append(fact)
+        holder = owner.get(fact.line.number)
+        if holder is not None:
+            holder.facts.append(fact)
     snapshot = assemble([f for p in parsed for f in p.facts], target)
     snapshot.notes.extend(notes)
     return Triage(snapshot, parsed)

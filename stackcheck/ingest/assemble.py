@@ -48,9 +48,7 @@ def _same_version(a: str | None, b: str | None) -> bool:
 def _compatible(installation: Installation, fact: ComponentFact) -> bool:
     if installation.version is not None and fact.version is not None:
         return _same_version(installation.version, fact.version)
-    if installation.cuda and fact.cuda and installation.cuda != fact.cuda:
-        return False
-    return True
+    return not (installation.cuda and fact.cuda and installation.cuda != fact.cuda)
 
 
 def _gpu_names_match(a: str, b: str) -> bool:

@@ -115,7 +115,8 @@ SIGNATURES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     ),
     (
         re.compile(
-            r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
+            r"no kernel image is available for execution on the device|"
+            r"cudaErrorNoKernelImageForDevice"
         ),
         _observe("no-kernel-image"),
     ),
@@ -156,7 +157,8 @@ SIGNATURES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     ),
     (
         re.compile(
-            r"Libfabric error: \(-12\)|Unknown error -12\b|Failure to post internal receive buffers|"
+            r"Libfabric error: \(-12\)|Unknown error -12\b|"
+            r"Failure to post internal receive buffers|"
             r"ibv_\w{1,40}\b.{0,120}Cannot allocate memory|fi_\w{1,40}\b.{0,120}\(-12\)"
         ),
         _observe("rdma-enomem"),
@@ -170,7 +172,7 @@ SIGNATURES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
         _observe("efa-provider-missing"),
     ),
     (
-        re.compile(r"version ['‘]?(FABRIC_\d{1,2}\.\d{1,3})['’]? not found"),
+        re.compile(r"version ['\u2018]?(FABRIC_\d{1,2}\.\d{1,3})['\u2019]? not found"),
         lambda line, match: [ObservationFact(line, "libfabric-symbol-missing", match.group(1))],
     ),
     (

@@ -1,9 +1,10 @@
 """``python -m torch.utils.collect_env`` in all its layouts, and its derivatives (vLLM's
 ``collect_env.py``, ``python3 -m sglang.check_env``).
 
-Labels changed over releases (``PyTorch version``, sglang's ``PyTorch``; ``Nvidia driver version``,
-sglang's ``CUDA Driver Version``), vLLM pads labels before the colon, old layouts print ``Yes``/``No``
-where new ones print ``True``/``False``, Chinese input methods give full-width colons, and values
+Labels changed over releases (``PyTorch version``, sglang's ``PyTorch``; ``Nvidia driver
+version``, sglang's ``CUDA Driver Version``), vLLM pads labels before the colon, old layouts
+print ``Yes``/``No`` where new ones print ``True``/``False``, Chinese input methods give
+full-width colons, and values
 can be ``Could not collect``, ``No CUDA``, ``N/A`` or ``None``. Multi-line values (the GPU list,
 cuDNN candidates, the CPU block, package lines) run to the next label.
 """
@@ -28,9 +29,9 @@ from stackcheck.ingest.formats.python_packages import package_line, settle, torc
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
-_LABEL = re.compile(r"^([A-Za-z][\w .()/+,-]{0,60}?)\s*[:：]\s?(.{0,2000})$")
+_LABEL = re.compile(r"^([A-Za-z][\w .()/+,-]{0,60}?)\s*[:\uff1a]\s?(.{0,2000})$")
 _GPU = re.compile(
-    r"^\s*GPU ([\d,]{1,40})\s*[:：]\s*(\S.{0,200}?)\s*(?:\((?:UUID:[^)]*|\.\.\.)\))?\s*$"
+    r"^\s*GPU ([\d,]{1,40})\s*[:\uff1a]\s*(\S.{0,200}?)\s*(?:\((?:UUID:[^)]*|\.\.\.)\))?\s*$"
 )
 _TORCH_NO_COLON = re.compile(r"^PyTorch version\s+(\d\S{0,60})\s*$")
 _ENV = re.compile(r"^([A-Z][A-Z0-9_]{2,100})=(.{0,4000})$")
@@ -41,8 +42,8 @@ _MISSING = ("could not collect", "n/a", "none", "no cuda", "", "module not found
 _FALSE = ("false", "no")
 
 ANCHOR = re.compile(
-    r"^(?:Collecting environment information|PyTorch version\s*[:：]?\s*\S|"
-    r"Is debug build\s*[:：]|CUDA used to build PyTorch\s*[:：]|Python:\s+\d\.\d+|"
+    r"^(?:Collecting environment information|PyTorch version\s*[:\uff1a]?\s*\S|"
+    r"Is debug build\s*[:\uff1a]|CUDA used to build PyTorch\s*[:\uff1a]|Python:\s+\d\.\d+|"
     r"CUDA available:\s*(?:True|False))"
 )
 

@@ -61,7 +61,7 @@ def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: 
             name, _, val = value.partition("=")
             add_env(spec, line, name.strip(), val, facts)
     elif "memlock" in (key, where) and "ulimits" in sub + ((key,) if key else ()):
-        if key == "memlock" and value or key == "soft":
+        if (key == "memlock" and value) or key == "soft":
             spec.memlock_bytes = limit_bytes(value)
     elif key is None and where == "devices" and value.startswith("/dev/"):
         spec.devices.append(value.split(":")[0])

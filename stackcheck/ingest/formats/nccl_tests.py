@@ -1,4 +1,5 @@
-"""nccl-tests' header: ``#  Rank  0 Group  0 Pid 123 on host device  0 [0x00] Tesla V100-SXM2-32GB``."""
+"""nccl-tests' header, which names each rank's GPU:
+``#  Rank  0 Group  0 Pid 123 on host device  0 [0x00] Tesla V100-SXM2-32GB``."""
 
 from __future__ import annotations
 

@@ -80,13 +80,13 @@ def package_facts(line: Line, name: str, version: str, build: str = "") -> list[
                 python_env=REPORTED_ENV,
             )
         ]
-    component = _CONDA_COMPONENTS.get(key)
-    if component is not None:
+    conda = _CONDA_COMPONENTS.get(key)
+    if conda is not None:
         cuda = versions.release(version, 2) if key == "cudatoolkit" else None
         return [
             ComponentFact(
                 line,
-                component,
+                conda,
                 version=version,
                 cuda=cuda,
                 properties={"package": f"{key} {version}"},
