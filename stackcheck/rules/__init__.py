@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.driver_cuda import (
+    DriverLibraryMismatch,
+    DriverTooOld,
+    ForwardCompatInUse,
+    ForwardCompatUnsupportedGpu,
+    MinorVersionCompatibility,
+)
 from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
 from stackcheck.rules.env_vars import (
     CompatFirstOnUnsupportedGpu,
@@ -22,13 +29,6 @@ from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
     NoGpuVisible,
-)
-from stackcheck.rules.driver_cuda import (
-    DriverLibraryMismatch,
-    DriverTooOld,
-    ForwardCompatInUse,
-    ForwardCompatUnsupportedGpu,
-    MinorVersionCompatibility,
 )
 from stackcheck.rules.libfabric_provider import (
     EfaCudaMemoryRegistration,

@@ -77,8 +77,8 @@ class PeermemNotLoaded(Rule):
         why="On InfiniBand/RoCE without the module (and without dma-buf), NCCL cannot register "
         "GPU memory with the NIC and stages transfers through host memory. EFA can use dma-buf "
         "or the efa driver's own peer-memory support instead, so there it is advice.",
-        example="`lsmod | grep nv` on a p3dn shows nvidia, nvidia_uvm, nvidia_drm but no peer-memory "
-        "module (aws/aws-ofi-nccl#104).",
+        example="`lsmod | grep nv` on a p3dn shows nvidia, nvidia_uvm, nvidia_drm but no "
+        "peer-memory module (aws/aws-ofi-nccl#104).",
         fix="Load it (`modprobe nvidia-peermem`, shipped with the NVIDIA driver since R470) and "
         "make it load at boot; on EFA, a current EFA installer and kernel give dma-buf instead.",
         references=("https://github.com/aws/aws-ofi-nccl/issues/104",),

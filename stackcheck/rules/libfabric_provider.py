@@ -90,7 +90,7 @@ class EfaCudaMemoryRegistration(Rule):
         why="Type 2 is CUDA memory. NCCL 2.19 and later register CUDA buffers in a way that the "
         "libfabric of EFA installers before 1.29 rejects; collectives fail at start "
         "(aws/aws-ofi-nccl#584).",
-        example="NCCL 2.19.3 from a current PyTorch wheel with EFA installer 1.26 (libfabric 1.18).",
+        example="NCCL 2.19.3 from a PyTorch 2.2 wheel with EFA installer 1.26 (libfabric 1.18).",
         fix="Upgrade the EFA installer to 1.29 or later; or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0; "
         "or keep NCCL at 2.18.",
         references=("https://github.com/aws/aws-ofi-nccl/issues/584",),

@@ -22,7 +22,18 @@ _GPU_IMAGE = re.compile(
     r"cuda|gpu|pytorch|tensorflow|nvidia|nvcr\.io|vllm|sglang|triton|nemo", re.I
 )
 _DIAGNOSTIC = frozenset(
-    "nvidia-smi nvcc fi_info ibv_devinfo ibv_devices ls cat echo env df".split()
+    [
+        "nvidia-smi",
+        "nvcc",
+        "fi_info",
+        "ibv_devinfo",
+        "ibv_devices",
+        "ls",
+        "cat",
+        "echo",
+        "env",
+        "df",
+    ]
 )
 
 
@@ -46,8 +57,10 @@ def efa_expected(ctx: CheckContext) -> list[Evidence]:
         found.extend(runtime_evidence(ctx, "infiniband", "rdmap", "domain")[:1])
     for name in (ComponentName.EFA_INSTALLER, ComponentName.OFI_NCCL):
         found.extend(e for i in ctx.installations(name) for e in i.evidence[:1])
-    for name, var in snapshot.env.items():
-        if (name == "FI_PROVIDER" and var.value.lower() == "efa") or name.startswith("FI_EFA_"):
+    for variable, var in snapshot.env.items():
+        if (variable == "FI_PROVIDER" and var.value.lower() == "efa") or variable.startswith(
+            "FI_EFA_"
+        ):
             found.append(var.evidence)
     for observation in snapshot.observations(
         "efa-provider-present", "efa-provider-missing", "libfabric-provider", "gdr-disabled"
@@ -150,7 +163,9 @@ def component_versions(ctx: CheckContext, component: str) -> list[tuple[str, lis
         return [(v, e) for v, e in found if v]
     for installer in ctx.installations(ComponentName.EFA_INSTALLER):
         entry = ctx.matrix.efa_installer(installer.version)
-        bundled = None if entry is None else getattr(entry, name.value.replace("-", "_"))
+        if entry is None:
+            continue
+        bundled = getattr(entry, name.value.replace("-", "_"))
         if bundled:
             source = Evidence(
                 kind="matrix",

@@ -39,7 +39,8 @@ class ShmTooSmall(Rule):
         why="NCCL's shared-memory transport and PyTorch DataLoader workers allocate in /dev/shm. "
         "At 64 MB NCCL fails with `posix_fallocate failed` / `Error while creating shared memory "
         "segment` or hangs, and DataLoader workers die with a bus error (NVIDIA/nccl#290, #342).",
-        example="`docker run --gpus all image python train.py` without `--shm-size` or `--ipc=host`.",
+        example="`docker run --gpus all image python train.py`, without `--shm-size` or "
+        "`--ipc=host`.",
         fix="Start GPU containers with `--ipc=host` (as NVIDIA's NGC images advise) or "
         "`--shm-size=16g` or more; in compose `shm_size: 16gb` or `ipc: host`; on Kubernetes "
         "mount an `emptyDir: {medium: Memory}` volume at /dev/shm.",
@@ -51,13 +52,13 @@ class ShmTooSmall(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         runtime = ctx.snapshot.runtime
-        if runtime.shm_bytes is not None and runtime.shm_bytes <= DOCKER_DEFAULT_SHM:
-            if gpu_workload(ctx):
-                yield self.finding(
-                    f"/dev/shm holds {runtime.shm_bytes >> 20} MiB, the container default: too "
-                    "little for NCCL and DataLoader workers.",
-                    runtime_evidence(ctx, "shm")[:2] or runtime.evidence[:1],
-                )
+        small = runtime.shm_bytes is not None and runtime.shm_bytes <= DOCKER_DEFAULT_SHM
+        if small and runtime.shm_bytes is not None and gpu_workload(ctx):
+            yield self.finding(
+                f"/dev/shm holds {runtime.shm_bytes >> 20} MiB, the container default: too "
+                "little for NCCL and DataLoader workers.",
+                runtime_evidence(ctx, "shm")[:2] or runtime.evidence[:1],
+            )
         for spec in ctx.snapshot.run_specs:
             if spec.kind == "kubernetes" and spec.image is None:
                 continue  # a resource list alone: the pod's volumes were not shown
