@@ -29,10 +29,10 @@ def _first_version(ctx: CheckContext, name: ComponentName) -> str | None:
     return next((i.version for i in ctx.installations(name) if i.version), None)
 
 
-def _change(label: str, have: str | None, get: str | None) -> str | None:
+def _change(label: str, have: str | None, get: str | None, missing: str) -> str | None:
     if not get or have == get:
         return None
-    return f"{label} {have or 'none'} -> {get}"
+    return f"{label} {have or missing} -> {get}"
 
 
 def _dlami(ctx: CheckContext, family: str | None, arch: str | None) -> Recommendation | None:
@@ -45,12 +45,20 @@ def _dlami(ctx: CheckContext, family: str | None, arch: str | None) -> Recommend
         return None
     best = max(fitting, key=lambda d: (d.release, "Base" in d.name))
     driver = ctx.driver.version if ctx.driver else None
+    missing = "unknown" if ctx.snapshot.partial else "none"  # a text's silence is not absence
     changes = [
         c
         for c in (
-            _change("driver", driver, best.driver),
-            _change("EFA installer", _first_version(ctx, ComponentName.EFA_INSTALLER), best.efa),
-            _change("aws-ofi-nccl", _first_version(ctx, ComponentName.OFI_NCCL), best.ofi_nccl),
+            _change("driver", driver, best.driver, missing),
+            _change(
+                "EFA installer",
+                _first_version(ctx, ComponentName.EFA_INSTALLER),
+                best.efa,
+                missing,
+            ),
+            _change(
+                "aws-ofi-nccl", _first_version(ctx, ComponentName.OFI_NCCL), best.ofi_nccl, missing
+            ),
         )
         if c
     ]
