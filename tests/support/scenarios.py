@@ -35,6 +35,7 @@ def dlami_p5(root: Root) -> None:
     root.dmi("Amazon EC2", "p5.48xlarge")
     root.driver(PROC_VERSION_580, h100_gpus())
     root.user_driver("580.95.05")
+    root.fabric_manager("580.95.05")
     root.toolkit("12.8.1", default=False)
     root.toolkit("13.0.2")
     efa_stack(root)
