@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     text, name = read_text(args.report)
     triage = read_report(text, name)
-    if not triage.facts:
+    if not triage.recognised:
         raise StackcheckError(
             f"{name}: no tool output recognised (see `stackcheck triage --help` for the formats)"
         )

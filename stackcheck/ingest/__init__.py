@@ -13,7 +13,7 @@ from stackcheck.errors import StackcheckError
 from stackcheck.ingest import signatures
 from stackcheck.ingest.assemble import assemble
 from stackcheck.ingest.facts import Fact
-from stackcheck.ingest.formats import nccl_log
+from stackcheck.ingest.formats import PROSE, nccl_log
 from stackcheck.ingest.lines import MAX_INPUT, split_lines
 from stackcheck.ingest.python_results import python_results
 from stackcheck.ingest.segment import Segment, segment
@@ -34,6 +34,11 @@ class Triage:
     @property
     def facts(self) -> list[Fact]:
         return [f for s in self.segments for f in s.facts]
+
+    @property
+    def recognised(self) -> bool:
+        """Whether the text held any output triage knows (even one that stated nothing)."""
+        return bool(self.facts) or any(s.segment.format is not PROSE for s in self.segments)
 
 
 def read_report(text: str, target: str) -> Triage:

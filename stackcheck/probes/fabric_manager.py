@@ -15,7 +15,9 @@ from stackcheck.probes.base import Probe, add_installation, set_unknown
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 
-BINARY = "/usr/bin/nv-fabricmanager"
+# Debian/RPM packages install the binary in /usr/bin; Bottlerocket ships it under libexec
+# (bottlerocket-os/bottlerocket#3873 shows the running unit).
+BINARIES = ("/usr/bin/nv-fabricmanager", "/usr/libexec/nvidia/tesla/bin/nv-fabricmanager")
 NVSWITCH_PROC = "/proc/driver/nvidia-nvswitch/devices"
 PCI_DEVICES = "/sys/bus/pci/devices"
 # NVSwitch PCI device IDs the AWS ParallelCluster cookbook keys fabric manager on (A100, H100).
@@ -29,9 +31,10 @@ class FabricManagerProbe(Probe):
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         self._nvswitches(ctx, snapshot)
-        installation = Installation(path=BINARY, origin="system")
-        if ctx.view.is_file(BINARY):
-            installation.evidence.append(ctx.file_evidence(BINARY, "present"))
+        binary = next((b for b in BINARIES if ctx.view.is_file(b)), None)
+        installation = Installation(path=binary or BINARIES[0], origin="system")
+        if binary is not None:
+            installation.evidence.append(ctx.file_evidence(binary, "present"))
         for package, version in ctx.dpkg.items():
             if _PACKAGE.match(package):
                 installation.version = installation.version or version.split("-")[0]
@@ -46,7 +49,7 @@ class FabricManagerProbe(Probe):
             set_unknown(
                 snapshot,
                 ComponentName.FABRIC_MANAGER,
-                f"no {BINARY} and no nvidia-fabricmanager package",
+                f"no {' or '.join(BINARIES)} and no nvidia-fabricmanager package",
             )
             return
         if ctx.live is not None:

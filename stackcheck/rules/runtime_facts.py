@@ -131,8 +131,12 @@ def rdma_expected(ctx: CheckContext) -> list[Evidence]:
     """Why RDMA (EFA or InfiniBand/RoCE) is meant to be used; [] when nothing says so."""
     found = efa_expected(ctx)
     runtime = ctx.snapshot.runtime
-    if set(runtime.rdma_devices or []) - set(runtime.efa_devices or []):
-        found.extend(runtime.evidence[:1])
+    infiniband = sorted(set(runtime.rdma_devices or []) - set(runtime.efa_devices or []))
+    if infiniband:
+        found.extend(
+            runtime_evidence(ctx, *infiniband)[:1]
+            or [Evidence(kind="file", source="/sys/class/infiniband", detail=", ".join(infiniband))]
+        )
     for observation in ctx.snapshot.observations("net-transport"):
         if (observation.value or "") == "IB":
             found.append(observation.evidence)

@@ -57,12 +57,14 @@ class CpuOnlyTorch(Rule):
     def _next_to_cuda_packages(
         self, ctx: CheckContext, cpu_only: list[Installation]
     ) -> Iterable[Finding]:
-        """A CPU build in an environment that holds CUDA packages was not what it was set up for."""
+        """A CPU build next to conda's cudatoolkit, which is installed only for a CUDA PyTorch:
+        the environment was set up for CUDA and the resolver picked the CPU build."""
         for torch in cpu_only:
             cuda = [
                 r
                 for r in ctx.installations(ComponentName.CUDA_RUNTIME)
-                if r.python_env == torch.python_env and r.origin in ("pip", "conda", "report")
+                if r.python_env == torch.python_env
+                and r.properties.get("package", "").startswith("cudatoolkit ")
             ]
             if cuda:
                 yield self.finding(

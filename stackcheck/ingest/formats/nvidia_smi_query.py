@@ -16,6 +16,7 @@ from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
 _FIELD = re.compile(r"^(\s*)(\S[^:]{0,60}?)\s*:\s?(.{0,300})$")
+_HEADER = re.compile(r"^(?:GPU [0-9A-Fa-f:.]{4,20}|[A-Z][\w ()/.-]{0,60})$")  # "Attached GPUs"
 
 
 class NvidiaSmiQuery(Format):
@@ -26,7 +27,8 @@ class NvidiaSmiQuery(Format):
     blank_ok = True
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        return bool(_FIELD.match(line.text) or line.text.startswith((" ", "GPU ")))
+        text = line.text
+        return bool(_FIELD.match(text) or text.startswith(" ") or _HEADER.match(text))
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
