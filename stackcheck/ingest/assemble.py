@@ -32,6 +32,7 @@ from stackcheck.snapshot.model import (
 
 NOT_STATED = "not stated in the text"
 _MAX_SPEC_EVIDENCE = 8
+_MAX_EVIDENCE = 8  # a long log states the same version on every rank's line
 
 
 def _same_version(a: str | None, b: str | None) -> bool:
@@ -104,7 +105,7 @@ class _Builder:
         target.archs = target.archs or list(fact.archs)
         target.python_env = target.python_env or fact.python_env
         target.properties = {**fact.properties, **target.properties}
-        if evidence not in target.evidence:
+        if len(target.evidence) < _MAX_EVIDENCE and evidence not in target.evidence:
             target.evidence.append(evidence)
 
     def gpu(self, fact: GpuFact) -> None:
@@ -140,7 +141,7 @@ class _Builder:
         match.compute_capability = match.compute_capability or fact.compute_capability
         match.memory_mib = match.memory_mib or fact.memory_mib
         evidence = self.evidence(fact.line)
-        if evidence not in match.evidence:
+        if len(match.evidence) < _MAX_EVIDENCE and evidence not in match.evidence:
             match.evidence.append(evidence)
 
     def runtime(self, fact: RuntimeFact) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from stackcheck import versions
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName, ObservationKind, RunSpec
 
@@ -45,6 +46,20 @@ class ComponentFact(Fact):
         if self.path:
             parts.append(self.path)
         return " ".join(parts)
+
+
+def toolkit_fact(
+    line: Line, version: str, path: str | None = None, **properties: str
+) -> ComponentFact:
+    """The default CUDA toolkit (the nvcc on PATH, /usr/local/cuda): a CUDA consumer."""
+    return ComponentFact(
+        line,
+        ComponentName.CUDA_TOOLKIT,
+        version=version,
+        cuda=versions.release(version, 2),
+        path=path,
+        properties={"default": "yes", **properties},
+    )
 
 
 @dataclass

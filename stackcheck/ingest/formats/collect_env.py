@@ -22,6 +22,7 @@ from stackcheck.ingest.facts import (
     GpuFact,
     ObservationFact,
     PlatformFact,
+    toolkit_fact,
 )
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.env_dump import env_facts
@@ -157,13 +158,7 @@ class CollectEnv(Format):
     @staticmethod
     def _toolkit(line: Line, version: str) -> ComponentFact:
         # collect_env's "CUDA runtime version" is the nvcc on PATH: the default toolkit.
-        return ComponentFact(
-            line,
-            ComponentName.CUDA_TOOLKIT,
-            version=version,
-            cuda=versions.release(version, 2),
-            properties={"default": "yes", "from": "nvcc on PATH"},
-        )
+        return toolkit_fact(line, version, **{"from": "nvcc on PATH"})
 
     @staticmethod
     def _cudnn(line: Line, version: str) -> ComponentFact:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck import versions
-from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.ingest.facts import Fact, toolkit_fact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
-from stackcheck.snapshot.model import ComponentName
 
 _JSON_VERSION = re.compile(r'"version"\s*:\s*"(\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)"')
 _TXT = re.compile(r"^CUDA Version (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)")
@@ -28,15 +26,5 @@ class CudaVersionFile(Format):
         for line in lines:
             found = _TXT.match(line.text) or _JSON_VERSION.search(line.text)
             if found is not None:
-                version = found.group(1)
-                return [
-                    ComponentFact(
-                        line,
-                        ComponentName.CUDA_TOOLKIT,
-                        version=version,
-                        cuda=versions.release(version, 2),
-                        path="/usr/local/cuda",
-                        properties={"default": "yes"},
-                    )
-                ]
+                return [toolkit_fact(line, found.group(1), path="/usr/local/cuda")]
         return []

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from stackcheck import versions
-from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact
+from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact, toolkit_fact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
@@ -47,13 +47,14 @@ def env_facts(line: Line, name: str, value: str) -> list[Fact]:
     component = _DECLARED.get(name)
     release = versions.parse(value)
     if component is not None and release is not None:
-        fact = ComponentFact(
-            line, component, version=str(release), properties={"declared_by": name}
-        )
         if component is ComponentName.CUDA_TOOLKIT:
-            fact.properties["default"] = "yes"
-            fact.cuda = versions.release(value, 2)
-        facts.append(fact)
+            facts.append(toolkit_fact(line, str(release), declared_by=name))
+        else:
+            facts.append(
+                ComponentFact(
+                    line, component, version=str(release), properties={"declared_by": name}
+                )
+            )
     deb = _DEB_NCCL.search(value) if name.startswith("NV_LIBNCCL") else None
     if deb is not None:
         facts.append(

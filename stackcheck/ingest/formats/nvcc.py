@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck import versions
-from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.ingest.facts import Fact, toolkit_fact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
-from stackcheck.snapshot.model import ComponentName
 
 _RELEASE = re.compile(r"release (\d{1,2}\.\d{1,2}), V(\d{1,2}\.\d{1,2}\.\d{1,4})")
 
@@ -24,14 +22,5 @@ class Nvcc(Format):
         for line in lines:
             found = _RELEASE.search(line.text)
             if found is not None:
-                version = found.group(2)
-                return [
-                    ComponentFact(
-                        line,
-                        ComponentName.CUDA_TOOLKIT,
-                        version=version,
-                        cuda=versions.release(version, 2),
-                        properties={"default": "yes", "from": "nvcc on PATH"},
-                    )
-                ]
+                return [toolkit_fact(line, found.group(2), **{"from": "nvcc on PATH"})]
         return []

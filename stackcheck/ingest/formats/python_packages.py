@@ -65,35 +65,23 @@ def package_facts(line: Line, name: str, version: str, build: str = "") -> list[
     if key == "pytorch-mutex" and "cpu" in (build, version):
         return [ComponentFact(line, ComponentName.TORCH, properties={"marker": CPU_MUTEX})]
     wheel = _WHEEL.match(key)
-    if wheel is not None:
-        component = _WHEEL_COMPONENTS[wheel.group(1)]
-        cuda = wheel.group(2)
-        if component is ComponentName.CUDA_RUNTIME:
-            cuda = versions.release(version, 2) or cuda
-        return [
-            ComponentFact(
-                line,
-                component,
-                version=version,
-                cuda=cuda,
-                properties={"package": f"{key} {version}"},
-                python_env=REPORTED_ENV,
-            )
-        ]
-    conda = _CONDA_COMPONENTS.get(key)
-    if conda is not None:
-        cuda = versions.release(version, 2) if key == "cudatoolkit" else None
-        return [
-            ComponentFact(
-                line,
-                conda,
-                version=version,
-                cuda=cuda,
-                properties={"package": f"{key} {version}"},
-                python_env=REPORTED_ENV,
-            )
-        ]
-    return []
+    component = _WHEEL_COMPONENTS[wheel.group(1)] if wheel else _CONDA_COMPONENTS.get(key)
+    if component is None:
+        return []
+    # A wheel's name carries its CUDA major; a CUDA runtime's own version says its release.
+    cuda = wheel.group(2) if wheel else None
+    if component is ComponentName.CUDA_RUNTIME:
+        cuda = versions.release(version, 2) or cuda
+    return [
+        ComponentFact(
+            line,
+            component,
+            version=version,
+            cuda=cuda,
+            properties={"package": f"{key} {version}"},
+            python_env=REPORTED_ENV,
+        )
+    ]
 
 
 def package_line(line: Line) -> list[Fact]:
