@@ -276,3 +276,25 @@ def test_small_shm_and_memlock_on_a_host(root: Root, matrix: Matrix) -> None:
     assert not findings(report, "SC511")  # no RDMA here: the limit does not matter
     snapshot.runtime.rdma_devices = ["mlx5_0"]
     assert findings(check(snapshot, matrix), "SC511")
+
+
+def test_no_fabric_manager_verdict_inside_a_container(root: Root, matrix: Matrix) -> None:
+    """In a container on a p5 the host's fabric manager is out of sight: nothing to say."""
+    p5_host(root)
+    root.write(".dockerenv", "")
+    snapshot = live_snapshot(root)
+    assert snapshot.platform.container is True
+    assert not findings(check(snapshot, matrix), "SC521")
+
+
+def test_efa_software_without_efa_hardware_is_not_an_efa_problem(
+    root: Root, matrix: Matrix
+) -> None:
+    """A DLAMI carries the EFA installer and aws-ofi-nccl on every instance type; on a g5.xlarge
+    (no EFA) the missing /dev/infiniband devices are no finding."""
+    scenarios.efa_stack(root, devices=False)
+    root.dmi("Amazon EC2", "g5.xlarge")
+    snapshot = live_snapshot(root)
+    assert snapshot.runtime.uverbs_devices == []
+    report = check(snapshot, matrix)
+    assert not {"SC411", "SC413", "SC511"} & {f.id for f in report.findings}

@@ -90,8 +90,7 @@ def env_pairs(arguments: str) -> list[tuple[str, str]]:
     if not words:
         return []
     if "=" not in words[0]:
-        name, _, value = arguments.strip().partition(" ")
-        return [(name, value.strip())]
+        return [(words[0], " ".join(words[1:]))]  # quotes go, as Docker removes them
     pairs = []
     for word in words:
         name, eq, value = word.partition("=")

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import efa_expected, efa_invisible, passes_efa
+from stackcheck.rules.runtime_facts import efa_expected, efa_hardware, efa_invisible, passes_efa
 
 
 class EfaNotVisible(Rule):
@@ -41,10 +41,11 @@ class EfaNotVisible(Rule):
         invisible = efa_invisible(ctx)
         if not invisible:
             return
-        expected = efa_expected(ctx)
+        hardware = efa_hardware(ctx)
+        expected = hardware or efa_expected(ctx)
         yield self.finding(
             "libfabric found no EFA device here"
-            + (", although EFA is meant to be used" if expected else "")
+            + (", although this machine has EFA" if hardware else "")
             + ": NCCL cannot use EFA from this process.",
             [*invisible, *expected[:2]],
             severity=self.severity if expected else Severity.WARNING,

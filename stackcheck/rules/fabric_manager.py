@@ -70,8 +70,8 @@ class FabricManagerNotRunning(Rule):
                 [o.evidence for o in [*errors[:2], *states[:1]]] + needs,
             )
             return
-        if not needs:
-            return
+        if not needs or snapshot.platform.container:
+            return  # the fabric manager runs on the host, out of a container's sight
         managers = ctx.installations(ComponentName.FABRIC_MANAGER)
         if not managers and not snapshot.partial:
             yield self.finding(

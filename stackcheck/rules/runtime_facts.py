@@ -46,17 +46,34 @@ def runtime_evidence(ctx: CheckContext, *words: str) -> list[Evidence]:
     ]
 
 
-def efa_expected(ctx: CheckContext) -> list[Evidence]:
-    """Why EFA is meant to carry the traffic here; [] when nothing says so."""
+def efa_hardware(ctx: CheckContext) -> list[Evidence]:
+    """Why this machine has EFA: an instance type with EFA interfaces, EFA devices in sysfs."""
     snapshot = ctx.snapshot
     found: list[Evidence] = []
     instance = ctx.matrix.instance(snapshot.instance.type)
     if instance is not None and instance.efa_interfaces > 0:
-        found.extend(snapshot.instance.evidence[:1])
+        found.extend(snapshot.instance.evidence[:1] or [_named(f"instance {instance.type}")])
     if snapshot.runtime.efa_devices:
-        found.extend(runtime_evidence(ctx, "infiniband", "rdmap", "domain")[:1])
-    for name in (ComponentName.EFA_INSTALLER, ComponentName.OFI_NCCL):
-        found.extend(e for i in ctx.installations(name) for e in i.evidence[:1])
+        found.extend(
+            runtime_evidence(ctx, "infiniband", "rdmap", "domain")[:1]
+            or [_named(f"EFA devices {', '.join(snapshot.runtime.efa_devices)}")]
+        )
+    return found
+
+
+def _named(what: str) -> Evidence:
+    return Evidence(kind="matrix", source="stackcheck", detail=what)
+
+
+def efa_expected(ctx: CheckContext) -> list[Evidence]:
+    """Why EFA is meant to carry the traffic here: EFA hardware, EFA settings, a container spec
+    asking for EFA, or NCCL's OFI plugin at work; [] when nothing says so. An EFA installer or
+    aws-ofi-nccl alone says nothing: DLAMIs and DLCs carry them on every instance type."""
+    snapshot = ctx.snapshot
+    found = efa_hardware(ctx)
+    for spec in snapshot.run_specs:
+        if (spec.efa_requested or 0) > 0 or any("/dev/infiniband" in d for d in spec.devices):
+            found.extend(spec.evidence[:1])
     for variable, var in snapshot.env.items():
         if (variable == "FI_PROVIDER" and var.value.lower() == "efa") or variable.startswith(
             "FI_EFA_"
@@ -92,8 +109,8 @@ def efa_invisible(ctx: CheckContext) -> list[Evidence]:
         # A current aws-ofi-nccl only settles for tcp when libfabric offers no EFA provider.
         if not (provider.value or "").startswith("efa") and plugin_version and not forced:
             found.append(provider.evidence)
-    if snapshot.runtime.uverbs_devices == [] and efa_expected(ctx):
-        found.extend(runtime_evidence(ctx, "uverbs"))
+    if snapshot.runtime.uverbs_devices == [] and efa_hardware(ctx):
+        found.extend(runtime_evidence(ctx, "uverbs") or [_named("no /dev/infiniband/uverbs*")])
     return found
 
 

@@ -252,6 +252,11 @@ class Platform(_Model):
     os: str | None = None
     kernel: str | None = None
     machine: str | None = None
+    container: bool | None = Field(
+        default=None,
+        description="The probed process runs in a container: host daemons (fabric manager) and "
+        "limits set on the host are out of its sight.",
+    )
     evidence: list[Evidence] = Field(default_factory=list)
 
 
