@@ -161,9 +161,12 @@ def _render_findings(report: Report, out: _Writer) -> None:
 def _render_recommendations(report: Report, out: _Writer) -> None:
     out.lines.append("")
     if not report.recommendations:
-        out.lines.append(
-            "Recommendation: none (the matrix has no AMI or image that fits what was found)"
+        why = (
+            "the text names no instance, GPU or driver to fit one to"
+            if report.snapshot.partial
+            else "the matrix has no AMI or image that fits what was found"
         )
+        out.lines.append(f"Recommendation: none ({why})")
         return
     top = report.recommendations[0]
     changes = f" ({'; '.join(top.changes)})" if top.changes else ""

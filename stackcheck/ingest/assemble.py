@@ -3,6 +3,7 @@ evidence pointing at the report's lines, and everything the text does not state 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from stackcheck import versions
@@ -31,7 +32,13 @@ from stackcheck.snapshot.model import (
 )
 
 NOT_STATED = "not stated in the text"
-_MAX_SPEC_EVIDENCE = 8
+_MAX_SPEC_EVIDENCE = 12
+# The lines of a container spec worth citing: those that set what the rules read.
+_SPEC_WORDS = re.compile(
+    r"image|gpu|device|shm|ipc|memlock|ulimit|efa|infiniband|command|entrypoint|args|parallel|"
+    r"nproc|visible|runtime|privileged|limits|count|capabilit|mountpath|volume",
+    re.IGNORECASE,
+)
 _MAX_EVIDENCE = 8  # a long log states the same version on every rank's line
 
 
@@ -187,7 +194,8 @@ class _Builder:
                 )
         elif isinstance(fact, RunSpecFact):
             spec = fact.spec.model_copy(deep=True)
-            spec.evidence = [self.evidence(line) for line in fact.lines[:_MAX_SPEC_EVIDENCE]]
+            said = [fact.lines[0], *(ln for ln in fact.lines[1:] if _SPEC_WORDS.search(ln.text))]
+            spec.evidence = [self.evidence(line) for line in said[:_MAX_SPEC_EVIDENCE]]
             snapshot.run_specs.append(spec)
         elif isinstance(fact, PlatformFact) and snapshot.platform.os is None:
             snapshot.platform.os = fact.os

@@ -122,10 +122,14 @@ class RunSpecFact(Fact):
         spec = self.spec
         said = [f"image {spec.image or '?'}"]
         said.append(f"gpus {spec.gpus}" if spec.gpus else "no GPU request")
+        if spec.shm_bytes is not None:
+            said.append(f"shm {spec.shm_bytes >> 20} MiB")
+        if spec.memlock_bytes is not None:
+            said.append(
+                "memlock " + ("unlimited" if spec.memlock_bytes < 0 else f"{spec.memlock_bytes} B")
+            )
         for label, value in (
-            ("shm", spec.shm_bytes),
             ("ipc", spec.ipc),
-            ("memlock", spec.memlock_bytes),
             ("efa", spec.efa_requested),
             ("entrypoint", spec.entrypoint),
         ):

@@ -104,6 +104,8 @@ def _image(ctx: CheckContext, kind: str, images: list[ContainerImage]) -> Recomm
 
 def recommend(ctx: CheckContext) -> list[Recommendation]:
     snapshot = ctx.snapshot
+    if snapshot.partial and not (snapshot.instance.type or ctx.gpus or ctx.driver):
+        return []  # a text that names no machine: any AMI or image would be a guess
     family = instance_family(snapshot.instance.type)
     arch = snapshot.platform.machine
     found = [

@@ -12,7 +12,13 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import efa_expected, efa_hardware, efa_invisible, passes_efa
+from stackcheck.rules.runtime_facts import (
+    efa_expected,
+    efa_hardware,
+    efa_invisible,
+    passes_efa,
+    spec_evidence,
+)
 
 
 class EfaNotVisible(Rule):
@@ -86,5 +92,5 @@ class EfaDevicesNotPassed(Rule):
                 yield self.finding(
                     f"The {spec.kind} spec{f' {spec.name}' if spec.name else ''} {what}, but EFA "
                     "is meant to be used: the container will see no EFA device.",
-                    [*spec.evidence[:2], *expected[:2]],
+                    [*spec_evidence(spec, "run", "limits", "resources", "gpu")[:2], *expected[:2]],
                 )

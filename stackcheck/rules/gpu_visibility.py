@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import gpu_image
+from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
 
 
 def parallelism(command: str | None) -> int | None:
@@ -122,5 +122,5 @@ class FewerGpusThanParallelism(Rule):
             yield self.finding(
                 f"The {spec.kind} spec exposes {spec.gpu_count} GPU(s) but its command asks for "
                 f"{wanted}.",
-                spec.evidence[:3],
+                spec_evidence(spec, "gpu", "device", "visible", "count", "parallel", "nproc")[:4],
             )

@@ -7,7 +7,12 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import MEMLOCK_FLOOR, rdma_expected, runtime_evidence
+from stackcheck.rules.runtime_facts import (
+    MEMLOCK_FLOOR,
+    rdma_expected,
+    runtime_evidence,
+    spec_evidence,
+)
 
 
 def _shown(limit: int) -> str:
@@ -67,12 +72,12 @@ class MemlockLimited(Rule):
                 yield self.finding(
                     f"The {spec.kind} spec for {spec.image or 'the container'} sets no memlock "
                     "ulimit; RDMA inside it may fail to pin memory.",
-                    [*spec.evidence[:1], *rdma[:1]],
+                    [*spec_evidence(spec, "run", "ulimit", "image:")[:1], *rdma[:1]],
                 )
             elif spec.memlock_bytes is not None and 0 <= spec.memlock_bytes < MEMLOCK_FLOOR:
                 yield self.finding(
                     f"The {spec.kind} spec limits locked memory to {_shown(spec.memlock_bytes)}.",
-                    [*spec.evidence[:1], *rdma[:1]],
+                    [*spec_evidence(spec, "memlock")[:1], *rdma[:1]],
                 )
 
 

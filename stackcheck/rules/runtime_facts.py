@@ -46,6 +46,12 @@ def runtime_evidence(ctx: CheckContext, *words: str) -> list[Evidence]:
     ]
 
 
+def spec_evidence(spec: RunSpec, *words: str) -> list[Evidence]:
+    """The lines of a container spec that mention one of ``words``; else its first line."""
+    found = [e for e in spec.evidence if any(w.lower() in (e.detail or "").lower() for w in words)]
+    return found or spec.evidence[:1]
+
+
 def efa_hardware(ctx: CheckContext) -> list[Evidence]:
     """Why this machine has EFA: an instance type with EFA interfaces, EFA devices in sysfs."""
     snapshot = ctx.snapshot

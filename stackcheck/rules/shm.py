@@ -14,6 +14,7 @@ from stackcheck.rules.runtime_facts import (
     gpu_image,
     gpu_workload,
     runtime_evidence,
+    spec_evidence,
 )
 from stackcheck.snapshot.model import RunSpec
 
@@ -68,7 +69,7 @@ class ShmTooSmall(Rule):
                 yield self.finding(
                     f"The {spec.kind} spec for {spec.image or 'the container'} sets no /dev/shm "
                     "size and no host IPC: the container gets 64 MB.",
-                    spec.evidence[:2],
+                    spec_evidence(spec, "run", "image:")[:2],
                 )
 
 
