@@ -127,7 +127,7 @@ def test_pyproject_tool_table(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[tool.stackcheck]\nignore = ["sc101", "SC103", "SC401"]\n'
+        '[project]\nname = "x"\n[tool.stackcheck]\nignore = ["sc101", "SC103", "SC401", "SC521"]\n'
     )
     assert cli("check", "--root", broken).code == 0
 
@@ -199,6 +199,6 @@ def test_side_files_and_step_summary(
     assert done.out.startswith("::error ")
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
     levels = [f["severity"] for f in json.loads(report.read_text())["findings"]]
-    assert levels.count("error") == 3
+    assert levels.count("error") == 4  # SC101, SC103, SC401, SC521
     text = summary.read_text()
     assert text.startswith("earlier step\n## stackcheck: root")

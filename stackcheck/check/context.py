@@ -75,7 +75,7 @@ class CheckContext:
         return [
             t
             for t in self.installations(ComponentName.TORCH)
-            if t.properties.get("cpu_only") != "yes" and t.cuda
+            if t.properties.get("cpu_only") != "yes" and (t.cuda or t.archs)
         ]
 
     @cached_property
@@ -83,7 +83,8 @@ class CheckContext:
         """Torch CUDA builds, pip CUDA runtimes, and the default toolkit: what jobs run on."""
         consumers: list[CudaConsumer] = []
         for torch in self.torch_cuda_builds:
-            assert torch.cuda is not None
+            if torch.cuda is None:
+                continue  # known only by its GPU code (a report's arch list)
             consumers.append(
                 CudaConsumer(
                     f"PyTorch {torch.version} ({torch.python_env})",
@@ -102,9 +103,10 @@ class CheckContext:
                 )
         for toolkit in self.installations(ComponentName.CUDA_TOOLKIT):
             if toolkit.properties.get("default") == "yes" and toolkit.version:
+                where = f" ({toolkit.path})" if toolkit.path else ""
                 consumers.append(
                     CudaConsumer(
-                        f"CUDA toolkit {toolkit.version} ({toolkit.path})",
+                        f"CUDA toolkit {toolkit.version}{where}",
                         toolkit.version,
                         tuple(toolkit.evidence),
                     )

@@ -8,10 +8,11 @@ a command loads only what it needs: `stackcheck probe` must start fast on a busy
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
@@ -176,9 +177,10 @@ def warn(message: str) -> None:
     sys.stderr.write(f"stackcheck: warning: {message}\n")
 
 
-def emit(report: Report, args: argparse.Namespace) -> int:
+def emit(report: Report, args: argparse.Namespace, json_extra: dict[str, Any] | None = None) -> int:
     """Apply the policy, write the side files, print the chosen format (for text output, the
-    report's warnings, such as a stale matrix, go to stderr too), return the exit code."""
+    report's warnings, such as a stale matrix, go to stderr too), return the exit code.
+    ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``)."""
     from stackcheck.formats import get_format
     from stackcheck.policy import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
@@ -201,7 +203,11 @@ def emit(report: Report, args: argparse.Namespace) -> int:
     if args.format == "text":
         for notice in report.warnings:
             warn(notice.message)
-    sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
+    if args.format == "json" and json_extra:
+        document = {**report.model_dump(mode="json"), **json_extra}
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    else:
+        sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
     return exit_code(report.findings, fail_threshold(args))
 
 

@@ -8,7 +8,7 @@ import textwrap
 
 from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.formats.base import ReportFormat
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation, RunSpec, Snapshot
 
 _LABEL_WIDTH = 19
 _WIDTH = 100
@@ -75,6 +75,22 @@ def _installation_head(installation: Installation) -> str:
     return " ".join(parts)
 
 
+def _spec_summary(spec: RunSpec) -> str:
+    parts = [spec.kind, spec.image or "(image not shown)"]
+    parts.append(f"gpus {spec.gpus}" if spec.gpus else "no GPU request")
+    if spec.shm_bytes is not None:
+        parts.append(f"shm {spec.shm_bytes >> 20} MiB")
+    if spec.ipc:
+        parts.append(f"ipc {spec.ipc}")
+    if spec.memlock_bytes is not None:
+        parts.append("memlock unlimited" if spec.memlock_bytes < 0 else "memlock limited")
+    if spec.efa_requested is not None:
+        parts.append(f"efa {spec.efa_requested}")
+    if spec.entrypoint:
+        parts.append(f"entrypoint {spec.entrypoint}")
+    return ", ".join(parts)
+
+
 def render_stack(snapshot: Snapshot, out: Writer) -> None:
     source = snapshot.source
     out.lines.append(f"Stack of {source.kind} {source.target}")
@@ -108,7 +124,7 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
         if component is None:
             continue
         if not component.installations:
-            if component.unknown:
+            if component.unknown and not snapshot.partial:
                 out.row(name.display_name, out.paint(f"unknown: {component.unknown}", "2"))
             continue
         for index, installation in enumerate(component.installations):
@@ -125,6 +141,16 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
     runtime = snapshot.runtime
     if runtime.efa_devices is not None:
         out.row("EFA devices", ", ".join(runtime.efa_devices) or "none")
+    for label, limit in (("/dev/shm", runtime.shm_bytes), ("memlock", runtime.memlock_bytes)):
+        if limit is not None:
+            out.row(label, "unlimited" if limit < 0 else f"{limit >> 10} KiB")
+    for spec in snapshot.run_specs:
+        out.row("Container", _spec_summary(spec))
+        if spec.evidence:
+            out.row("", f"  read from {short_evidence(spec.evidence[0])}")
+    for index, observation in enumerate(snapshot.observed):
+        said = f": {observation.value}" if observation.value else ""
+        out.row("Observed" if index == 0 else "", f"{observation.kind}{said}"[:_WIDTH])
     for note in snapshot.notes:
         out.row("Note", f"{note.probe}: {note.message}")
 
@@ -161,9 +187,12 @@ def _render_suppressed(report: Report, out: Writer, listed: bool) -> None:
 def _render_recommendations(report: Report, out: Writer) -> None:
     out.lines.append("")
     if not report.recommendations:
-        out.lines.append(
-            "Recommendation: none (the matrix has no AMI or image that fits what was found)"
+        why = (
+            "the text names no instance, GPU or driver to fit one to"
+            if report.snapshot.partial
+            else "the matrix has no AMI or image that fits what was found"
         )
+        out.lines.append(f"Recommendation: none ({why})")
         return
     top = report.recommendations[0]
     changes = f" ({'; '.join(top.changes)})" if top.changes else ""

@@ -37,10 +37,15 @@ def _check_version(value: str | None) -> str | None:
 
 
 class CudaMajor(Fact):
-    """Minor-version compatibility: any 12.x runtime runs on a driver >= the 12.x floor."""
+    """Minor-version compatibility: any 12.x runtime runs on a driver >= the 12.x floor.
+
+    Before CUDA 11 there was none (``minor_version_compatible = false``): each release needs at
+    least its own release's driver, and ``min_driver`` is only the oldest release's.
+    """
 
     major: int
     min_driver: str
+    minor_version_compatible: bool = True
     last_driver_branch: int | None = Field(
         default=None, description="Newest driver branch that still covers this major"
     )
@@ -265,6 +270,29 @@ class ContainerImage(Fact):
     end_of_patch: date | None = None
 
 
+EnvSeverity = Literal["warning", "info"]
+
+
+class EnvVarAdvice(Fact):
+    """A variable that older stacks needed and newer ones do not: when it is needed, by version.
+
+    ``needed_when`` lists alternatives; each maps a component (``ofi-nccl``, ``libfabric``,
+    ``efa-installer``, ``nccl``) to a PEP 440 specifier, and holds when every component in it
+    matches. The variable is needed when any alternative holds; an empty list means never.
+    """
+
+    name: str
+    values: list[str] = Field(
+        default_factory=list, description="Values it applies to (any case); empty: any value"
+    )
+    needed_when: list[dict[str, str]] = Field(default_factory=list)
+    severity: EnvSeverity = Field(description="When the versions in use do not need it")
+    severity_unknown: EnvSeverity | None = Field(
+        default=None, description="When the versions it depends on are unknown; None: silent"
+    )
+    summary: str = Field(description="What setting it costs where it is not needed")
+
+
 class Matrix(BaseModel):
     """All tables. ``version`` names this edition of the data; ``built`` is its date."""
 
@@ -285,6 +313,7 @@ class Matrix(BaseModel):
     dlami: list[Dlami] = Field(default_factory=list)
     dlc: list[ContainerImage] = Field(default_factory=list)
     ngc: list[ContainerImage] = Field(default_factory=list)
+    env_var: list[EnvVarAdvice] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -303,4 +332,5 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "dlami": ("name", "release", "arch"),
     "dlc": ("tag",),
     "ngc": ("tag",),
+    "env_var": ("name",),
 }

@@ -60,3 +60,19 @@ def efa_installed_packages(text: str) -> tuple[str | None, list[str]]:
         line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
     ]
     return (match.group(1) if match else None, lines)
+
+
+_LIBFABRIC_PACKAGE = re.compile(r"libfabric(?:-aws)?[-_](\d+\.\d+\.\d+(?:amzn\d+(?:\.\d+)*)?)")
+_OFI_NCCL_PACKAGE = re.compile(r"(?:libnccl-ofi|aws-ofi-nccl)[-_](\d+\.\d+\.\d+)")
+
+
+def libfabric_package_version(line: str) -> str | None:
+    """libfabric's release in a package name: ``libfabric-aws-1.22.0amzn4.0-1`` -> 1.22.0amzn4.0."""
+    match = _LIBFABRIC_PACKAGE.search(line)
+    return match.group(1) if match else None
+
+
+def ofi_nccl_package_version(line: str) -> str | None:
+    """aws-ofi-nccl's release in a package name: ``libnccl-ofi-1.13.2-1`` -> 1.13.2."""
+    match = _OFI_NCCL_PACKAGE.search(line)
+    return match.group(1) if match else None

@@ -13,6 +13,8 @@ from stackcheck.probes.cudnn import CudnnProbe
 from stackcheck.probes.driver import DriverProbe
 from stackcheck.probes.efa import EfaProbe
 from stackcheck.probes.environment import EnvironmentProbe
+from stackcheck.probes.fabric_manager import FabricManagerProbe
+from stackcheck.probes.gdr import GdrProbe
 from stackcheck.probes.gpus import GpuProbe
 from stackcheck.probes.instance import InstanceProbe
 from stackcheck.probes.nccl import NcclProbe
@@ -36,6 +38,8 @@ PROBES: tuple[Probe, ...] = (
     OfiNcclProbe(),
     TorchProbe(),
     EnvironmentProbe(),
+    FabricManagerProbe(),
+    GdrProbe(),
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from stackcheck.parsers.packages import efa_installed_packages
+from stackcheck.parsers.packages import efa_installed_packages, libfabric_package_version
 from stackcheck.probes.base import Probe, add_installation, libraries, origin_of, set_unknown
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
@@ -19,7 +19,6 @@ EFA_PACKAGES = "/opt/amazon/efa_installed_packages"
 EFA_LIB_DIRS = ("/opt/amazon/efa/lib", "/opt/amazon/efa/lib64")
 SYS_INFINIBAND = "/sys/class/infiniband"
 DEV_INFINIBAND = "/dev/infiniband"
-_PACKAGE_LIBFABRIC = re.compile(r"libfabric(?:-aws)?[-_](\d+\.\d+\.\d+(?:amzn\d+(?:\.\d+)*)?)")
 # libfabric keeps its release as a bare string in .rodata ("1.17.0", "2.1.0amzn5.0").
 _BINARY_LIBFABRIC = re.compile(rb"\x00(\d{1,2}\.\d{1,3}\.\d{1,3}(?:amzn\d+\.\d+)?)\x00")
 _FI_INFO = re.compile(r"^libfabric:\s*(\S+)", re.M)
@@ -67,9 +66,9 @@ class EfaProbe(Probe):
             )
             if real.startswith("/opt/amazon/"):
                 for line in packages:
-                    match = _PACKAGE_LIBFABRIC.search(line)
-                    if match:
-                        installation.version = match.group(1)
+                    version = libfabric_package_version(line)
+                    if version:
+                        installation.version = version
                         installation.evidence.append(ctx.file_evidence(EFA_PACKAGES, line))
                         break
             if installation.version is None and installation.origin == "system":
@@ -121,6 +120,14 @@ class EfaProbe(Probe):
     @staticmethod
     def _devices(ctx: ProbeContext, snapshot: Snapshot) -> None:
         runtime = snapshot.runtime
+        if ctx.live is not None:
+            # What this process can open: a container without --device sees none.
+            runtime.uverbs_devices = sorted(
+                d for d in ctx.view.listdir(DEV_INFINIBAND) if d.startswith("uverbs")
+            )
+            runtime.evidence.append(
+                ctx.file_evidence(DEV_INFINIBAND, ", ".join(runtime.uverbs_devices) or "no uverbs")
+            )
         if not ctx.view.is_dir(SYS_INFINIBAND):
             if ctx.live is not None:
                 runtime.rdma_devices, runtime.efa_devices = [], []

@@ -11,7 +11,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from stackcheck.parsers.packages import efa_installed_packages
+from stackcheck.parsers.packages import efa_installed_packages, ofi_nccl_package_version
 from stackcheck.probes.base import Probe, add_installation, set_unknown
 from stackcheck.probes.context import ProbeContext
 from stackcheck.probes.efa import EFA_PACKAGES
@@ -29,7 +29,6 @@ PLUGIN_DIRS = (
 )
 _PLUGIN_FILE = re.compile(r"libnccl-net(?:-[\w.]+)?\.so(?:\.[0-9.]+)?$")
 _VERSION = re.compile(rb"aws-ofi-nccl[ -](\d+\.\d+\.\d+(?:-aws)?)")
-_PACKAGE = re.compile(r"(?:libnccl-ofi|aws-ofi-nccl)[-_](\d+\.\d+\.\d+)")
 # Provided by glibc and the compiler runtime on any system that runs NCCL at all.
 _BASE_LIBRARIES = re.compile(
     r"^(?:libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux[\w.-]*)\.so"
@@ -106,9 +105,9 @@ class OfiNcclProbe(Probe):
     def _package_version(ctx: ProbeContext) -> str | None:
         text = ctx.view.read_text(EFA_PACKAGES, 1 << 16)
         for line in efa_installed_packages(text)[1] if text else []:
-            match = _PACKAGE.search(line)
-            if match:
-                return match.group(1)
+            version = ofi_nccl_package_version(line)
+            if version:
+                return version
         return None
 
     @staticmethod

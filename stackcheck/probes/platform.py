@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from stackcheck.parsers.source import os_release
 from stackcheck.probes.base import Probe
@@ -10,6 +11,21 @@ from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import Evidence, Snapshot
 
 _MULTIARCH = {"x86_64": "/usr/lib/x86_64-linux-gnu", "aarch64": "/usr/lib/aarch64-linux-gnu"}
+# Files container engines create, and cgroup paths of their processes.
+_CONTAINER_FILES = ("/.dockerenv", "/run/.containerenv")
+_CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod|lxc")
+
+
+def in_container(ctx: ProbeContext) -> Evidence | None:
+    """Why the running process is in a container, or None when nothing says so."""
+    for path in _CONTAINER_FILES:
+        if ctx.view.exists(path):
+            return ctx.file_evidence(path, "present")
+    if ctx.env.get("KUBERNETES_SERVICE_HOST"):
+        return Evidence(kind="env", source="KUBERNETES_SERVICE_HOST")
+    cgroup = ctx.view.read_text("/proc/1/cgroup", 65536) or ""
+    found = _CONTAINER_CGROUP.search(cgroup)
+    return ctx.file_evidence("/proc/1/cgroup", found.group(0)) if found else None
 
 
 class PlatformProbe(Probe):
@@ -30,6 +46,10 @@ class PlatformProbe(Probe):
             platform.evidence.append(
                 Evidence(kind="command", source="uname", detail=f"{uname.release} {uname.machine}")
             )
+            container = in_container(ctx)
+            platform.container = container is not None
+            if container is not None:
+                platform.evidence.append(container)
             runtime = snapshot.runtime
             runtime.memlock_bytes = ctx.live.memlock_bytes()
             runtime.shm_bytes = ctx.live.shm_bytes()

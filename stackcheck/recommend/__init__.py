@@ -36,6 +36,9 @@ def recommend_for(
 
 def recommend(ctx: CheckContext, today: date) -> list[Recommendation]:
     """The best of each kind for a checked snapshot: images first for an image, else the AMI."""
+    snapshot = ctx.snapshot
+    if snapshot.partial and not (snapshot.instance.type or ctx.gpus or ctx.driver):
+        return []  # a text that names no machine: any AMI or image would be a guess
     target = target_from_context(ctx)
     found = recommend_for(target, ctx.matrix, today, limit=1)
     order = ("dlc", "ngc", "dlami") if target.image else KINDS

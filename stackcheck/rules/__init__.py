@@ -17,6 +17,26 @@ from stackcheck.rules.efa_compat import (
     OfiNcclKnownIssue,
     OfiNcclNcclMismatch,
 )
+from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
+from stackcheck.rules.env_vars import (
+    CompatFirstOnUnsupportedGpu,
+    CudaLaunchBlocking,
+    DisableRequiresTypo,
+    MaxConnectionsWithFsdp,
+    NcclBlockingWait,
+    NcclDebugVerbose,
+    NcclIbDisabled,
+    NcclTransportDisabled,
+    NgcEntrypointBypassed,
+    VersionBoundPreset,
+)
+from stackcheck.rules.fabric_manager import FabricManagerNotRunning, FabricManagerVersionMismatch
+from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
+from stackcheck.rules.gpu_visibility import (
+    ContainerWithoutGpus,
+    FewerGpusThanParallelism,
+    NoGpuVisible,
+)
 from stackcheck.rules.layout import (
     ExpertAllToAllOutsideNvlink,
     ExpertParallelExperts,
@@ -26,10 +46,17 @@ from stackcheck.rules.layout import (
     TensorParallelHeads,
     TensorParallelOutsideNvlink,
 )
+from stackcheck.rules.libfabric_provider import (
+    EfaCudaMemoryRegistration,
+    LibfabricNotEfaProvider,
+    LibfabricTooOldObserved,
+)
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
+from stackcheck.rules.memlock import MemlockLimited, RdmaCannotPinMemory
 from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
-from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
+from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
+from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchMissingArch
 
 RULES: tuple[Rule, ...] = (
@@ -48,10 +75,37 @@ RULES: tuple[Rule, ...] = (
     CudnnDriverTooOld(),
     NetPluginMissing(),
     NetPluginUnresolved(),
+    EfaNotVisible(),
+    EfaDevicesNotPassed(),
+    NcclSocketFallback(),
+    LibfabricNotEfaProvider(),
+    LibfabricTooOldObserved(),
+    EfaCudaMemoryRegistration(),
+    GdrNotUsed(),
+    PeermemNotLoaded(),
     OfiNcclNcclMismatch(),
     OfiNcclKnownIssue(),
     LibfabricTooOld(),
     EfaInstallerKnownIssue(),
+    ShmTooSmall(),
+    ShmExhausted(),
+    MemlockLimited(),
+    RdmaCannotPinMemory(),
+    FabricManagerNotRunning(),
+    FabricManagerVersionMismatch(),
+    ContainerWithoutGpus(),
+    NoGpuVisible(),
+    FewerGpusThanParallelism(),
+    NcclTransportDisabled(),
+    NcclIbDisabled(),
+    VersionBoundPreset(),
+    CudaLaunchBlocking(),
+    NcclBlockingWait(),
+    NcclDebugVerbose(),
+    MaxConnectionsWithFsdp(),
+    CompatFirstOnUnsupportedGpu(),
+    DisableRequiresTypo(),
+    NgcEntrypointBypassed(),
     TensorParallelOutsideNvlink(),
     ExpertAllToAllOutsideNvlink(),
     LayoutGpuMismatch(),

@@ -1,4 +1,4 @@
-"""Family ``cudnn-support``: does the cuDNN build support this GPU, and this driver?
+"""Family ``cudnn`` (support): does the cuDNN build support this GPU, and this driver?
 
 NVIDIA's cuDNN support matrix lists, per release and CUDA-major build, the compute capabilities
 and the minimum driver. A release may have several rows for one CUDA major (9.10.2 supports
@@ -61,7 +61,7 @@ def _pairs(ctx: CheckContext) -> Iterator[_CudnnOnGpu]:
 class CudnnGpuUnsupported(Rule):
     id = "SC321"
     name = "cudnn-gpu-unsupported"
-    family = "cudnn-support"
+    family = "cudnn"
     severity = Severity.ERROR
     title = "cuDNN build does not support the GPU"
     doc = RuleDoc(
@@ -98,7 +98,7 @@ class CudnnGpuUnsupported(Rule):
 class CudnnDriverTooOld(Rule):
     id = "SC322"
     name = "cudnn-driver-too-old"
-    family = "cudnn-support"
+    family = "cudnn"
     severity = Severity.ERROR
     title = "Driver too old for the cuDNN build that supports the GPU"
     doc = RuleDoc(

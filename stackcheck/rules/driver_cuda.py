@@ -69,7 +69,10 @@ class DriverTooOld(Rule):
         "runtime and the default toolkit needs, using the matrix's per-major floors.",
         why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
         "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
-        "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start.",
+        "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
+        "Before CUDA 11 each release needs its own release's driver. Also reported from the "
+        "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
+        "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
@@ -83,14 +86,26 @@ class DriverTooOld(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        found = False
         for short in _shortfalls(ctx):
             if short.compat is not None:
                 continue  # reported by the forward-compat rules
+            found = True
             yield self.finding(
                 f"{short.consumer.label} needs CUDA {short.consumer.cuda}, which needs driver >= "
                 f"{short.floor}; the driver is {short.driver.version}.",
                 [*short.driver.evidence, *short.consumer.evidence],
                 severity=self.capped(short.unsure),
+            )
+        reported = ctx.snapshot.observations("driver-insufficient")
+        if reported and not found:
+            # The CUDA runtime's own verdict, where the versions were not all shown.
+            driver = ctx.driver
+            shown = f" {driver.version}" if driver is not None else ""
+            yield self.finding(
+                f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
+                f"{(reported[0].value or '')[:120]}.",
+                [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else []),
             )
 
 

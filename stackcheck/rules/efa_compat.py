@@ -1,4 +1,4 @@
-"""Family ``efa-compat``: do the aws-ofi-nccl plugin, NCCL, libfabric and the EFA installer fit?
+"""Families ``ofi-nccl`` and ``libfabric``: do the aws-ofi-nccl plugin, NCCL, libfabric and the EFA installer fit?
 
 The facts come from the matrix: the plugin's supported NCCL floor, the ncclNet_vN versions it
 exports against those NCCL loads, its libfabric floor, and known issues of plugin and installer.
@@ -33,7 +33,7 @@ def _api_range(low: int, high: int) -> str:
 class OfiNcclNcclMismatch(Rule):
     id = "SC451"
     name = "ofi-nccl-nccl-mismatch"
-    family = "efa-compat"
+    family = "ofi-nccl"
     severity = Severity.ERROR
     title = "aws-ofi-nccl and NCCL do not fit"
     doc = RuleDoc(
@@ -84,7 +84,7 @@ class OfiNcclNcclMismatch(Rule):
 class OfiNcclKnownIssue(KnownIssueRule):
     id = "SC452"
     name = "ofi-nccl-known-issue"
-    family = "efa-compat"
+    family = "ofi-nccl"
     severity = Severity.ERROR
     component = ComponentName.OFI_NCCL
     title = "aws-ofi-nccl version with a known issue"
@@ -109,7 +109,7 @@ class OfiNcclKnownIssue(KnownIssueRule):
 class LibfabricTooOld(Rule):
     id = "SC453"
     name = "libfabric-too-old"
-    family = "efa-compat"
+    family = "libfabric"
     severity = Severity.ERROR
     title = "libfabric older than aws-ofi-nccl needs"
     doc = RuleDoc(
@@ -148,7 +148,7 @@ class LibfabricTooOld(Rule):
 class EfaInstallerKnownIssue(KnownIssueRule):
     id = "SC454"
     name = "efa-installer-known-issue"
-    family = "efa-compat"
+    family = "libfabric"
     severity = Severity.ERROR
     component = ComponentName.EFA_INSTALLER
     title = "EFA installer version with a known issue"

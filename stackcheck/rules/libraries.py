@@ -9,7 +9,7 @@ from stackcheck import versions
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
 
 def _holds(installation: Installation, path: str) -> bool:
@@ -38,7 +38,11 @@ class CudnnCudaMismatch(Rule):
         what="Compares the CUDA major of the cuDNN a PyTorch build would load (or that sits in "
         "its environment as an nvidia-cudnn-cuXX wheel) with the CUDA major PyTorch is built for.",
         why="A cuDNN for CUDA 11 cannot work with a CUDA 12 runtime (and 12 with 13): "
-        "convolutions fail with `CUDNN_STATUS_NOT_INITIALIZED` or the library does not load.",
+        "convolutions fail with `CUDNN_STATUS_NOT_INITIALIZED` or the library does not load. "
+        "Also reported from what processes print when they meet the wrong cuDNN: PyTorch's "
+        "`cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked "
+        "against (8, 0, 3)` (usually LD_LIBRARY_PATH putting another cuDNN first), or a library "
+        "built for one cuDNN major that finds only another.",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -50,7 +54,7 @@ class CudnnCudaMismatch(Rule):
             candidates = [
                 c
                 for c in ctx.installations(ComponentName.CUDNN)
-                if c.python_env == torch.python_env and c.origin == "pip"
+                if c.python_env == torch.python_env and c.origin in ("pip", "report")
             ]
             loaded = _loaded(ctx, torch, "cudnn", ComponentName.CUDNN)
             if loaded is not None and loaded not in candidates:
@@ -63,6 +67,36 @@ class CudnnCudaMismatch(Rule):
                         f"{cudnn.version} at {cudnn.path} is built for CUDA {have}.",
                         [*torch.evidence[:1], *cudnn.evidence],
                     )
+        yield from self._observed(ctx)
+
+    def _observed(self, ctx: CheckContext) -> Iterable[Finding]:
+        """What a process said when it met the wrong cuDNN."""
+        path = ctx.snapshot.env.get("LD_LIBRARY_PATH")
+        shadow = [path.evidence] if path is not None and "cudnn" in path.value.lower() else []
+        for mismatch in ctx.snapshot.observations("cudnn-mismatch"):
+            yield self.finding(
+                f"PyTorch loaded a cuDNN other than the one it was built with ({mismatch.value}).",
+                [mismatch.evidence, *shadow],
+            )
+        installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
+        for missing in ctx.snapshot.observations("library-missing"):
+            name = missing.value or ""
+            wanted = versions.major(name.rsplit(".so.", 1)[-1]) if "libcudnn" in name else None
+            if wanted is None:
+                continue
+            others = sorted(str(m) for m in installed - {wanted} if m is not None)
+            yield self.finding(
+                f"A library needs cuDNN {wanted} ({name}) "
+                + (
+                    f"but only cuDNN {', '.join(others)} is installed."
+                    if others
+                    else "and the loader does not find it."
+                ),
+                [
+                    missing.evidence,
+                    *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
+                ][:3],
+            )
 
 
 class MultipleNccl(Rule):
@@ -74,7 +108,9 @@ class MultipleNccl(Rule):
     doc = RuleDoc(
         what="Resolves the libnccl.so.2 PyTorch's libtorch_cuda.so would load (RPATH, "
         "LD_LIBRARY_PATH, RUNPATH, ld.so.conf) and compares it with the NCCL wheel PyTorch was "
-        "installed with; also flags two NCCL wheels of different CUDA majors in one environment.",
+        "installed with; also flags two NCCL wheels of different CUDA majors in one environment, "
+        "and an NCCL a process reported loading (`NCCL version 2.14.3+cuda11.8` in a log, "
+        "`torch.cuda.nccl.version()`) that differs from another one reported or installed.",
         why="A second NCCL on the search path silently wins: the job runs with a version it was "
         "not built or tested with — missing fixes, different tuning, or undefined symbols such "
         "as `ncclCommRegister` depending on import order (pytorch/pytorch#112285, "
@@ -105,4 +141,31 @@ class MultipleNccl(Rule):
                     f"{n.python_env} has several NCCL wheels writing one libnccl.so.2 "
                     f"({n.properties['wheels']}); the file there is NCCL {n.version or 'unknown'}.",
                     n.evidence,
+                )
+        yield from self._observed(ctx, nccl)
+
+    def _observed(self, ctx: CheckContext, nccl: list[Installation]) -> Iterable[Finding]:
+        """The NCCL processes reported loading (``NCCL version ...``, torch.cuda.nccl.version())
+        against each other and against the NCCLs installed."""
+        loaded: dict[str, Evidence] = {}
+        for observation in ctx.snapshot.observations("nccl-loaded"):
+            version = versions.release(observation.value, 3)
+            if version is not None:
+                loaded.setdefault(version, observation.evidence)
+        if len(loaded) > 1:
+            yield self.finding(
+                f"Processes of this stack loaded different NCCLs: {', '.join(loaded)}.",
+                list(loaded.values()),
+            )
+            return
+        for version, evidence in loaded.items():
+            others = [n for n in nccl if n.version and versions.release(n.version, 3) != version]
+            if others:
+                shown = ", ".join(
+                    f"{n.version}" + (f" ({n.path})" if n.path else "") for n in others
+                )
+                yield self.finding(
+                    f"The process loaded NCCL {version}, but the stack also carries NCCL {shown}: "
+                    "which one a process gets depends on its loader path and import order.",
+                    [evidence, *(e for n in others for e in n.evidence[:1])],
                 )

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import efa_expected, efa_invisible, nccl_in_use, passes_efa
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
 
@@ -53,6 +54,10 @@ class NetPluginMissing(Rule):
         if not ctx.efa_available or not _uses_nccl(ctx):
             return
         plugins = ctx.installations(ComponentName.OFI_NCCL)
+        if ctx.snapshot.partial:
+            # A text that names a plugin without its loader path says nothing about whether
+            # NCCL finds it; only resolved discovery counts.
+            plugins = [p for p in plugins if "loaded_by_nccl" in p.properties]
         if _loaded_plugin(ctx) is not None:
             return
         if ctx.snapshot.env_value("NCCL_NET_PLUGIN") == "none":
@@ -67,7 +72,7 @@ class NetPluginMissing(Rule):
                 "NCCL will use TCP sockets instead of EFA.",
                 [*(e for p in plugins for e in p.evidence), *_efa_evidence(ctx)],
             )
-        else:
+        elif not ctx.snapshot.partial and not ctx.installations(ComponentName.OFI_NCCL):
             yield self.finding(
                 "EFA is present but no NCCL net plugin (aws-ofi-nccl) is installed: NCCL will "
                 "use TCP sockets instead of EFA.",
@@ -104,3 +109,64 @@ class NetPluginUnresolved(Rule):
             plugin.evidence,
             severity=severity,
         )
+
+
+class NcclSocketFallback(Rule):
+    id = "SC413"
+    name = "nccl-socket-fallback"
+    family = "nccl-net-fallback"
+    severity = Severity.ERROR
+    title = "NCCL uses (or will use) TCP sockets where EFA is meant to be used"
+    doc = RuleDoc(
+        what="Reads what NCCL logged about its network (`Using network Socket`, channels `via "
+        "NET/Socket`, a net plugin that failed to load or initialise, `No plugin found`) and, "
+        "without a log, predicts the same from a stack where EFA is meant to be used but cannot "
+        "be reached (no EFA provider, no devices passed to the container).",
+        why="NCCL treats a missing or broken net plugin as a reason to use its socket transport, "
+        "not as an error: the job runs, several times slower across nodes. `No plugin found` is "
+        "harmless only where there is no EFA or InfiniBand to use.",
+        example="`NET/Plugin: Plugin load returned 2: libhwloc.so.15: cannot open shared object "
+        "file` on p5 (PrimeIntellect-ai/prime-rl#3452), or `NET/OFI aws-ofi-nccl initialization "
+        "failed` followed by `NET/Socket : Using [0]eth0` (aws/aws-ofi-nccl#889).",
+        fix="Fix what the evidence names (install the plugin's missing library, put the plugin "
+        "on the loader path, pass the EFA devices), and set NCCL_NET='AWS Libfabric' (or "
+        "NCCL_NET_PLUGIN=ofi with aws-ofi-nccl >= 1.15) so that a broken plugin fails the job "
+        "instead of slowing it down.",
+        references=(
+            "https://github.com/aws/aws-ofi-nccl/issues/889",
+            "https://github.com/PrimeIntellect-ai/prime-rl/pull/3452",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        snapshot = ctx.snapshot
+        expected = efa_expected(ctx)
+        failed = snapshot.observations("net-plugin-failed")
+        if failed:
+            yield self.finding(
+                "The NCCL net plugin was found but did not load or start: NCCL falls back to its "
+                "own transport (TCP sockets where there is no InfiniBand).",
+                [o.evidence for o in failed[:3]] + expected[:1],
+            )
+            return
+        if not expected:
+            return
+        sockets = [o for o in snapshot.observations("net-transport") if o.value == "Socket"]
+        missing = snapshot.observations("net-plugin-missing")
+        if sockets or missing:
+            yield self.finding(
+                "NCCL runs inter-node traffic over TCP sockets although EFA is meant to be used"
+                + (" (no net plugin was found)" if missing else "")
+                + ".",
+                [o.evidence for o in [*sockets[:2], *missing[:1]]] + expected[:2],
+            )
+            return
+        unreachable = efa_invisible(ctx) + [
+            e for s in snapshot.run_specs if passes_efa(s) is False for e in s.evidence[:1]
+        ]
+        if unreachable and nccl_in_use(ctx) and not snapshot.observations("net-transport"):
+            yield self.finding(
+                "EFA is meant to be used but cannot be reached here: NCCL will fall back to TCP "
+                "sockets.",
+                unreachable[:2] + expected[:2],
+            )

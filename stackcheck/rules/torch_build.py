@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stackcheck import versions
 from stackcheck.archs import runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
@@ -30,10 +31,11 @@ class CpuOnlyTorch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        if not ctx.has_nvidia_gpu:
-            return
         builds = ctx.installations(ComponentName.TORCH)
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
+        if not ctx.has_nvidia_gpu:
+            yield from self._next_to_cuda_packages(ctx, cpu_only)
+            return
         others = len(builds) - len(cpu_only)
         gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
         if ctx.driver is not None:
@@ -50,6 +52,26 @@ class CpuOnlyTorch(Rule):
             else:
                 yield self.finding(
                     message + ", but this host has NVIDIA GPUs.", [*torch.evidence, *gpu_evidence]
+                )
+
+    def _next_to_cuda_packages(
+        self, ctx: CheckContext, cpu_only: list[Installation]
+    ) -> Iterable[Finding]:
+        """A CPU build next to conda's cudatoolkit, which is installed only for a CUDA PyTorch:
+        the environment was set up for CUDA and the resolver picked the CPU build."""
+        for torch in cpu_only:
+            cuda = [
+                r
+                for r in ctx.installations(ComponentName.CUDA_RUNTIME)
+                if r.python_env == torch.python_env
+                and r.properties.get("package", "").startswith("cudatoolkit ")
+            ]
+            if cuda:
+                yield self.finding(
+                    f"PyTorch {torch.version or ''} has no CUDA support, although CUDA "
+                    f"{cuda[0].version} was installed with it: the resolver picked the CPU build.",
+                    [*torch.evidence[:2], *cuda[0].evidence[:1]],
+                    severity=Severity.WARNING,
                 )
 
 
@@ -73,32 +95,78 @@ class TorchMissingArch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        found = False
         for torch in ctx.torch_cuda_builds:
-            archs, evidence, unsure = self._archs(ctx, torch)
-            if not archs:
+            for finding in self._check_build(ctx, torch):
+                found = True
+                yield finding
+        failures = ctx.snapshot.observations("no-kernel-image")
+        if failures and not found:
+            yield self.finding(
+                "A CUDA kernel found no code for the GPU (no kernel image is available for "
+                "execution on the device): the build lacks this GPU's architecture.",
+                [o.evidence for o in failures[:2]],
+            )
+
+    def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
+        archs, evidence, unsure = self._archs(ctx, torch)
+        if not archs:
+            yield from self._by_cuda_release(ctx, torch)
+            return
+        label = f"PyTorch {torch.version}" if torch.version else "The PyTorch in use"
+        for gpu in ctx.gpus:
+            if gpu.compute_capability is None:
                 continue
-            for gpu in ctx.gpus:
-                if gpu.compute_capability is None:
-                    continue
-                verdict = runs_on(archs, gpu.compute_capability)
-                if verdict == "sass":
-                    continue
-                shown = " ".join(archs)
-                if verdict == "ptx":
-                    yield self.finding(
-                        f"PyTorch {torch.version} has no cubin for {gpu.name} (sm_"
-                        f"{gpu.compute_capability.replace('.', '')}); its kernels would be "
-                        f"JIT-compiled from PTX ({shown}).",
-                        [*evidence, *gpu.evidence[:1]],
-                        severity=Severity.WARNING,
-                    )
-                else:
-                    yield self.finding(
-                        f"PyTorch {torch.version} carries {shown}: nothing runs on {gpu.name} "
-                        f"(compute capability {gpu.compute_capability}).",
-                        [*evidence, *gpu.evidence[:1]],
-                        severity=self.capped(unsure),
-                    )
+            verdict = runs_on(archs, gpu.compute_capability)
+            if verdict == "sass":
+                continue
+            shown = " ".join(archs)
+            if verdict == "ptx":
+                yield self.finding(
+                    f"{label} has no cubin for {gpu.name} (sm_"
+                    f"{gpu.compute_capability.replace('.', '')}); its kernels would be "
+                    f"JIT-compiled from PTX ({shown}).",
+                    [*evidence, *gpu.evidence[:1]],
+                    severity=Severity.WARNING,
+                )
+            else:
+                yield self.finding(
+                    f"{label} carries {shown}: nothing runs on {gpu.name} "
+                    f"(compute capability {gpu.compute_capability}).",
+                    [*evidence, *gpu.evidence[:1]],
+                    severity=self.capped(unsure),
+                )
+
+    def _by_cuda_release(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
+        """Without an arch list: a CUDA release older than the GPU, or newer than its last."""
+        if torch.cuda is None:
+            return
+        for gpu in ctx.gpus:
+            known = gpu.known
+            if known is None:
+                continue
+            matrix = Evidence(kind="matrix", source=known.source, detail=f"gpu {known.name}")
+            major = versions.major(torch.cuda)
+            if (
+                known.last_cuda_major is not None
+                and major is not None
+                and (major > known.last_cuda_major)
+            ):
+                yield self.finding(
+                    f"PyTorch {torch.version} is built with CUDA {torch.cuda}; CUDA "
+                    f"{known.last_cuda_major} was the last to support {gpu.name} (compute "
+                    f"capability {gpu.compute_capability}): nothing in it runs there.",
+                    [*torch.evidence[:1], *gpu.evidence[:1], matrix],
+                    severity=self.capped(known.unsure),
+                )
+            elif known.first_cuda and ctx.version_at_least(torch.cuda, known.first_cuda) is False:
+                yield self.finding(
+                    f"PyTorch {torch.version} is built with CUDA {torch.cuda}, older than the "
+                    f"first CUDA for {gpu.name} ({known.first_cuda}): it has no cubin for compute "
+                    f"capability {gpu.compute_capability}, at best PTX to JIT-compile.",
+                    [*torch.evidence[:1], *gpu.evidence[:1], matrix],
+                    severity=Severity.WARNING,
+                )
 
     @staticmethod
     def _archs(ctx: CheckContext, torch: Installation) -> tuple[list[str], list[Evidence], bool]:

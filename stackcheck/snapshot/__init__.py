@@ -9,6 +9,8 @@ from stackcheck.snapshot.model import (
     Evidence,
     Gpu,
     Installation,
+    Observation,
+    RunSpec,
     Snapshot,
     SnapshotSource,
 )
@@ -21,6 +23,8 @@ __all__ = [
     "Evidence",
     "Gpu",
     "Installation",
+    "Observation",
+    "RunSpec",
     "Snapshot",
     "SnapshotSource",
     "dump_snapshot",

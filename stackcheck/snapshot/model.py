@@ -34,6 +34,7 @@ class ComponentName(str, Enum):
     LIBFABRIC = "libfabric"
     OFI_NCCL = "ofi-nccl"
     TORCH = "torch"
+    FABRIC_MANAGER = "fabric-manager"
 
     @property
     def display_name(self) -> str:
@@ -51,6 +52,7 @@ _TITLES = {
     ComponentName.LIBFABRIC: "libfabric",
     ComponentName.OFI_NCCL: "aws-ofi-nccl",
     ComponentName.TORCH: "PyTorch",
+    ComponentName.FABRIC_MANAGER: "Fabric Manager",
 }
 
 EvidenceKind = Literal[
@@ -161,13 +163,93 @@ class Runtime(_Model):
         default=None, description="RDMA devices by name, e.g. rdmap16s27 (EFA), mlx5_0."
     )
     efa_devices: list[str] | None = None
+    uverbs_devices: list[str] | None = Field(
+        default=None, description="/dev/infiniband/uverbs* nodes this process can open."
+    )
+    peermem_loaded: bool | None = Field(
+        default=None, description="A GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded."
+    )
+    nvswitch_count: int | None = Field(default=None, description="NVSwitch devices present.")
     evidence: list[Evidence] = Field(default_factory=list)
+
+
+class RunSpec(_Model):
+    """How a container is started: a docker run line, a compose service, a pod's container.
+
+    ``None`` means the spec does not say; a value means the spec sets it.
+    """
+
+    kind: Literal["docker-run", "compose", "kubernetes", "hyperpod-job"]
+    name: str | None = None
+    image: str | None = None
+    gpus: str | None = Field(
+        default=None,
+        description="The GPU request as written: 'all', '2', 'device=0,1', '1 (limit)'.",
+    )
+    gpu_count: int | None = Field(
+        default=None, description="GPUs the spec exposes, when countable."
+    )
+    runtime: str | None = None
+    shm_bytes: int | None = None
+    ipc: str | None = None
+    memlock_bytes: int | None = Field(default=None, description="-1 means unlimited.")
+    devices: list[str] = Field(default_factory=list)
+    privileged: bool = False
+    efa_requested: int | None = Field(
+        default=None,
+        description="vpc.amazonaws.com/efa devices requested; 0 when a resource "
+        "list is shown without it.",
+    )
+    entrypoint: str | None = Field(default=None, description="An entrypoint the spec overrides.")
+    command: str | None = None
+    volumes: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+ObservationKind = Literal[
+    "nccl-loaded",  # a process printed the NCCL version it loaded
+    "net-transport",  # NCCL's network for inter-node traffic ("Socket", "AWS Libfabric", "IB")
+    "net-gdr",  # an inter-node connection with ("yes") or without ("no") GPUDirect RDMA
+    "gdr-disabled",  # the OFI plugin turned GPUDirect RDMA off
+    "net-plugin-missing",  # no libnccl-net*.so was found
+    "net-plugin-failed",  # a net plugin was found but failed to load or initialise
+    "libfabric-provider",  # the libfabric provider aws-ofi-nccl selected
+    "efa-provider-missing",  # libfabric found no EFA provider (fi_getinfo -61)
+    "efa-provider-present",  # fi_info listed the EFA provider
+    "libfabric-symbol-missing",  # libfabric lacks a symbol version a library needs
+    "ofi-memory-registration-failed",  # NET/OFI Unable to register memory (type = 2)
+    "shm-exhausted",  # /dev/shm could not hold NCCL's segments or DataLoader batches
+    "rdma-enomem",  # RDMA resources could not be pinned: Cannot allocate memory (-12)
+    "cuda-error",  # a CUDA error code, e.g. "802"
+    "driver-insufficient",  # the driver is older than the CUDA a process needs
+    "no-kernel-image",  # no kernel image is available for execution on the device
+    "cudnn-mismatch",  # cuDNN loaded is not the one PyTorch was compiled against
+    "library-missing",  # a shared library could not be opened
+    "no-gpu",  # no GPU or NVIDIA driver reachable from the process
+    "cuda-unavailable",  # torch.cuda.is_available() was False
+    "fabric-manager-mismatch",  # fabric manager and driver versions differ
+    "fabric-state",  # the NVLink fabric's state as nvidia-smi -q shows it ("In Progress")
+]
+
+
+class Observation(_Model):
+    """Something a running stack printed: a log line or an error message, with where it was read."""
+
+    kind: ObservationKind
+    value: str | None = None
+    evidence: Evidence
 
 
 class Platform(_Model):
     os: str | None = None
     kernel: str | None = None
     machine: str | None = None
+    container: bool | None = Field(
+        default=None,
+        description="The probed process runs in a container: host daemons (fabric manager) and "
+        "limits set on the host are out of its sight.",
+    )
     evidence: list[Evidence] = Field(default_factory=list)
 
 
@@ -200,6 +282,13 @@ class Snapshot(_Model):
     instance: Instance = Field(default_factory=Instance)
     env: dict[str, EnvVar] = Field(default_factory=dict)
     runtime: Runtime = Field(default_factory=Runtime)
+    run_specs: list[RunSpec] = Field(default_factory=list)
+    observed: list[Observation] = Field(default_factory=list)
+    partial: bool = Field(
+        default=False,
+        description="True when the snapshot holds only what a text stated: a component it does "
+        "not mention is unknown, not absent.",
+    )
     notes: list[ProbeNote] = Field(default_factory=list)
 
     def component(self, name: ComponentName) -> Component:
@@ -211,3 +300,6 @@ class Snapshot(_Model):
     def env_value(self, name: str) -> str | None:
         var = self.env.get(name)
         return None if var is None else var.value
+
+    def observations(self, *kinds: ObservationKind) -> list[Observation]:
+        return [o for o in self.observed if o.kind in kinds]

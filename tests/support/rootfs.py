@@ -142,6 +142,18 @@ class Root:
             self.link(f"{device}/driver", "/sys/bus/pci/drivers/efa")
             self.link(f"sys/class/infiniband/{name}/device", f"/{device}")
 
+    def fabric_manager(self, version: str) -> None:
+        """nvidia-fabricmanager as its Debian package installs it: the binary and the record."""
+        self.elf("usr/bin/nv-fabricmanager")
+        branch = version.split(".")[0]
+        status = self.path / "var/lib/dpkg/status"
+        before = status.read_text() + "\n" if status.exists() else ""
+        self.write(
+            "var/lib/dpkg/status",
+            before + f"Package: nvidia-fabricmanager-{branch}\nStatus: install ok installed\n"
+            f"Version: {version}-1\n",
+        )
+
     def toolkit(self, version: str, default: bool = True) -> None:
         short = ".".join(version.split(".")[:2])
         self.write(

@@ -10,7 +10,7 @@ OFI_STRING = "NET/OFI Initializing aws-ofi-nccl 1.17.2"
 NEW_ARCHS = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
 
 
-def efa_stack(root: Root, *, on_loader_path: bool = True) -> None:
+def efa_stack(root: Root, *, on_loader_path: bool = True, devices: bool = True) -> None:
     """EFA installer 1.45-style layout: libfabric under /opt/amazon/efa, the plugin under
     /opt/amazon/ofi-nccl/lib, both registered in /etc/ld.so.conf.d when asked."""
     root.write("opt/amazon/efa_installed_packages", "# EFA installer version: 1.45.0\n")
@@ -25,7 +25,8 @@ def efa_stack(root: Root, *, on_loader_path: bool = True) -> None:
     if on_loader_path:
         root.ld_conf("000_efa.conf", "/opt/amazon/efa/lib")
         root.ld_conf("100_ofinccl.conf", "/opt/amazon/ofi-nccl/lib")
-    root.efa_devices(*(f"rdmap{16 + i}s27" for i in range(4)))
+    if devices:
+        root.efa_devices(*(f"rdmap{16 + i}s27" for i in range(4)))
 
 
 def dlami_p5(root: Root) -> None:
@@ -36,6 +37,7 @@ def dlami_p5(root: Root) -> None:
     (root.path / "opt/dlami/nvme").mkdir(parents=True)
     root.driver(PROC_VERSION_580, h100_gpus())
     root.user_driver("580.95.05")
+    root.fabric_manager("580.95.05")
     root.toolkit("12.8.1", default=False)
     root.toolkit("13.0.2")
     efa_stack(root)

@@ -1,0 +1,70 @@
+"""``stackcheck triage``: read pasted output (collect_env, nvidia-smi, NCCL logs, pip lists,
+docker/compose/Kubernetes specs, ...) and check the stack it describes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from stackcheck.cli.common import add_matrix_argument, add_report_arguments, emit, matrix_from
+from stackcheck.errors import StackcheckError
+
+HELP = "check the stack a pasted report describes (a GitHub issue, a log, a spec); '-' reads stdin"
+DESCRIPTION = """\
+Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
+nvidia-smi (table or -q), nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists, fi_info,
+/opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
+docker-compose services, Kubernetes specs, Dockerfiles, environment dumps - in any order, with
+Markdown fences, prompts and prose around it. What the text states becomes a partial snapshot
+(what it does not state stays unknown) and the rules run on it."""
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "triage",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("report", metavar="FILE", help="the text to read ('-' for stdin)")
+    parser.add_argument(
+        "--show-parsed",
+        action="store_true",
+        help="also show each segment found and what was read from it",
+    )
+    add_matrix_argument(parser)
+    add_report_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def read_text(path: str) -> tuple[str, str]:
+    """The report's text and the name to cite it by; bad input is a StackcheckError."""
+    name = "stdin" if path == "-" else path
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise StackcheckError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise StackcheckError(f"{name}: binary data, not text")
+    return data.decode("utf-8", errors="replace"), name
+
+
+def run(args: argparse.Namespace) -> int:
+    from stackcheck.check.engine import check
+    from stackcheck.formats.parsed import parsed_json, render_parsed
+    from stackcheck.ingest import read_report
+
+    text, name = read_text(args.report)
+    triage = read_report(text, name)
+    if not triage.recognised:
+        raise StackcheckError(
+            f"{name}: no tool output recognised (see `stackcheck triage --help` for the formats)"
+        )
+    report = check(triage.snapshot, matrix_from(args))
+    if not args.show_parsed:
+        return emit(report, args)
+    if args.format == "json":
+        return emit(report, args, json_extra={"parsed": parsed_json(triage)})
+    sys.stdout.write(render_parsed(triage) + "\n")
+    return emit(report, args)

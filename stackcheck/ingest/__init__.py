@@ -1,0 +1,78 @@
+"""Triage of pasted text: find each tool output in it, read what it states, and build the
+partial snapshot the rules check. ``read_report`` is the whole layer's entry point.
+
+lines (decorations off) -> segments (one per pasted output) -> facts (per format, plus messages
+recognised anywhere) -> snapshot (``partial``: what the text does not state stays unknown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackcheck.errors import StackcheckError
+from stackcheck.ingest import signatures
+from stackcheck.ingest.assemble import assemble
+from stackcheck.ingest.facts import Fact
+from stackcheck.ingest.formats import PROSE, nccl_log
+from stackcheck.ingest.lines import MAX_INPUT, split_lines
+from stackcheck.ingest.python_results import python_results
+from stackcheck.ingest.segment import Segment, segment
+from stackcheck.snapshot.model import ProbeNote, Snapshot
+
+
+@dataclass
+class ParsedSegment:
+    segment: Segment
+    facts: list[Fact]
+
+
+@dataclass
+class Triage:
+    snapshot: Snapshot
+    segments: list[ParsedSegment]
+
+    @property
+    def facts(self) -> list[Fact]:
+        return [f for s in self.segments for f in s.facts]
+
+    @property
+    def recognised(self) -> bool:
+        """Whether the text held any output triage knows (even one that stated nothing)."""
+        return bool(self.facts) or any(s.segment.format is not PROSE for s in self.segments)
+
+
+def read_report(text: str, target: str) -> Triage:
+    """The snapshot a pasted report states, and what was read from each of its segments."""
+    if len(text) > MAX_INPUT:
+        raise StackcheckError(f"{target}: more than {MAX_INPUT >> 20} MiB of text; paste less")
+    lines = split_lines(text)
+    parsed = [ParsedSegment(s, []) for s in segment(lines)]
+    owner = {line.number: p for p in parsed for line in p.segment.lines}
+    notes: list[ProbeNote] = []
+    for part in parsed:
+        try:
+            part.facts.extend(part.segment.format.parse(part.segment.lines))
+        except Exception as exc:  # a parser bug must not cost the user the other segments
+            notes.append(
+                ProbeNote(
+                    probe=f"triage {part.segment.format.name}",
+                    message=f"lines {part.segment.first}-{part.segment.last}: failed: {exc!r}",
+                )
+            )
+    for line in lines:
+        holder = owner.get(line.number)
+        if holder is None:
+            continue
+        holder.facts.extend(signatures.line_facts(line))
+        if holder.segment.format.name != nccl_log.NcclLog.name:
+            holder.facts.extend(nccl_log.line_facts(line))
+    for fact in python_results(lines):
+        holder = owner.get(fact.line.number)
+        if holder is not None:
+            holder.facts.append(fact)
+    snapshot = assemble([f for p in parsed for f in p.facts], target)
+    snapshot.notes.extend(notes)
+    return Triage(snapshot, parsed)
+
+
+__all__ = ["ParsedSegment", "Triage", "read_report"]

@@ -1,0 +1,63 @@
+"""The formats triage recognises. Order matters only where two could claim the same line: the
+more specific comes first."""
+
+from __future__ import annotations
+
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.collect_env import CollectEnv
+from stackcheck.ingest.formats.compose import Compose
+from stackcheck.ingest.formats.conda_plan import CondaPlan
+from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
+from stackcheck.ingest.formats.df import Df
+from stackcheck.ingest.formats.docker_run import DockerRun
+from stackcheck.ingest.formats.dockerfile import Dockerfile
+from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
+from stackcheck.ingest.formats.env_dump import EnvDump
+from stackcheck.ingest.formats.fi_info import FiInfo
+from stackcheck.ingest.formats.gpu_list import GpuList
+from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
+from stackcheck.ingest.formats.kubernetes import Kubernetes
+from stackcheck.ingest.formats.launcher import Launcher
+from stackcheck.ingest.formats.library_paths import LibraryPaths
+from stackcheck.ingest.formats.lsmod import Lsmod
+from stackcheck.ingest.formats.nccl_log import NcclLog
+from stackcheck.ingest.formats.nccl_tests import NcclTests
+from stackcheck.ingest.formats.nvcc import Nvcc
+from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
+from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
+from stackcheck.ingest.formats.pip_show import PipShow
+from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
+from stackcheck.ingest.formats.prose import Prose
+from stackcheck.ingest.formats.python_packages import PythonPackages
+from stackcheck.ingest.formats.ulimit import Ulimit
+
+PROSE = Prose()
+FORMATS: tuple[Format, ...] = (
+    NcclLog(),
+    DockerRun(),
+    HyperPodJob(),
+    Launcher(),
+    CollectEnv(),
+    NvidiaSmiQuery(),
+    NvidiaSmiTable(),
+    Nvcc(),
+    ProcDriverVersion(),
+    CudaVersionFile(),
+    EfaInstalledPackages(),
+    FiInfo(),
+    NcclTests(),
+    Compose(),
+    Kubernetes(),
+    Dockerfile(),
+    Df(),
+    Lsmod(),
+    Ulimit(),
+    EnvDump(),
+    PipShow(),
+    CondaPlan(),
+    PythonPackages(),
+    LibraryPaths(),
+    GpuList(),
+)
+
+__all__ = ["FORMATS", "PROSE", "Format"]

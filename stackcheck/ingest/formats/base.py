@@ -1,0 +1,53 @@
+"""The format interface: how to recognise one kind of pasted output, and how to read it.
+
+A format names two kinds of lines. An *anchor* is unmistakable (``NVRM version:``, a ``docker
+run``, an ``NCCL INFO`` line): it opens a segment of its format even in the middle of another.
+A *member* belongs to the format once a segment of it is open, and may open one when nothing
+else claims the line. Everything else is prose.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import ClassVar
+
+from stackcheck.ingest.facts import Fact
+from stackcheck.ingest.lines import Line
+
+
+class Format(ABC):
+    name: ClassVar[str]  # "collect_env"
+    title: ClassVar[str]  # "PyTorch collect_env"
+    anchor: ClassVar[re.Pattern[str] | None] = None
+    member: ClassVar[re.Pattern[str] | None] = None
+    blank_ok: ClassVar[bool] = False  # blank lines inside keep the segment open
+
+    def opens(self, line: Line) -> bool:
+        return self.anchor is not None and self.anchor.search(line.text) is not None
+
+    def joins(self, line: Line) -> bool:
+        return self.member is not None and self.member.search(line.text) is not None
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return self.opens(line) or self.joins(line)
+
+    @abstractmethod
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        """Facts from one segment's lines. Never raises on odd input: what it cannot read, it
+        leaves out."""
+
+
+def continued(segment: Sequence[Line]) -> bool:
+    """Whether the segment's last line ends in a shell line continuation."""
+    return bool(segment) and segment[-1].text.rstrip().endswith("\\")
+
+
+def joined(lines: Sequence[Line]) -> str:
+    """Shell lines with their backslash continuations joined into one command."""
+    parts = []
+    for line in lines:
+        text = line.text.rstrip()
+        parts.append(text[:-1] if text.endswith("\\") else text)
+    return " ".join(p.strip() for p in parts)

@@ -1,0 +1,100 @@
+"""docker-compose services: ``shm_size``, ``ipc``, ``ulimits.memlock``, ``devices``, the GPU
+reservation under ``deploy.resources.reservations.devices``, ``environment``, ``command``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import Fact, RunSpecFact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.runspec import add_env, visible_limit
+from stackcheck.ingest.lines import Line
+from stackcheck.parsers.units import limit_bytes, size_bytes
+from stackcheck.parsers.yamlish import Entry, flow_list, strip_quotes, walk
+from stackcheck.snapshot.model import RunSpec
+
+
+def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], list[Fact]]]:
+    found: dict[str, tuple[RunSpec, list[Line], list[Fact]]] = {}
+    for entry in walk([line.text for line in lines]):
+        if not entry.path or entry.path[0] != "services":
+            continue
+        if len(entry.path) == 1:
+            if entry.key:
+                found.setdefault(entry.key, (RunSpec(kind="compose", name=entry.key), [], []))
+            continue
+        spec, used, facts = found.setdefault(
+            entry.path[1], (RunSpec(kind="compose", name=entry.path[1]), [], [])
+        )
+        line = lines[entry.index]
+        used.append(line)
+        _read(spec, entry.path[2:], entry, line, facts)
+    for spec, _, _ in found.values():
+        visible_limit(spec)
+    return list(found.values())
+
+
+def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: list[Fact]) -> None:
+    key, value = entry.key, strip_quotes(entry.value or "")
+    where = sub[-1] if sub else None
+    if not sub and key == "image":
+        spec.image = value
+    elif not sub and key == "shm_size":
+        spec.shm_bytes = size_bytes(value)
+    elif not sub and key == "ipc":
+        spec.ipc = value
+    elif not sub and key == "runtime":
+        spec.runtime = value
+        if value == "nvidia" and spec.gpus is None:
+            spec.gpus = "runtime: nvidia"
+    elif not sub and key == "privileged":
+        spec.privileged = value.lower() == "true"
+    elif not sub and key in ("command", "entrypoint") and value:
+        setattr(spec, key, value)
+    elif where in ("command", "entrypoint") and entry.key is None and value:
+        setattr(spec, where, f"{getattr(spec, where) or ''} {value}".strip())
+    elif where == "environment":
+        if key is not None:
+            add_env(spec, line, key, value, facts)
+        elif "=" in value:
+            name, _, val = value.partition("=")
+            add_env(spec, line, name.strip(), val, facts)
+    elif "memlock" in (key, where) and "ulimits" in sub + ((key,) if key else ()):
+        if (key == "memlock" and value) or key == "soft":
+            spec.memlock_bytes = limit_bytes(value)
+    elif key is None and where == "devices" and value.startswith("/dev/"):
+        spec.devices.append(value.split(":")[0])
+    elif key is None and where == "volumes":
+        spec.volumes.append(value)
+    elif key == "device_ids":
+        ids = flow_list(value)
+        spec.gpus, spec.gpu_count = f"device_ids {ids}", len(ids)
+    elif key == "count" and "devices" in sub:
+        spec.gpus = spec.gpus or f"count {value}"
+        spec.gpu_count = int(value) if value.isdigit() else spec.gpu_count
+    elif key in ("capabilities", "driver") and "devices" in sub and "gpu" in value + key:
+        spec.gpus = spec.gpus or "capabilities [gpu]"
+    elif key == "driver" and value == "nvidia" and "devices" in sub:
+        spec.gpus = spec.gpus or "driver: nvidia"
+
+
+class Compose(Format):
+    name = "compose"
+    title = "docker-compose service"
+    anchor = re.compile(r"^\s*services\s*:\s*$")
+    blank_ok = True
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        text = line.text
+        return bool(
+            text.startswith((" ", "-", "#"))
+            or re.match(r"^(?:version|volumes|networks|configs|secrets|x-[\w-]+)\s*:", text)
+        )
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        for spec, used, env in _service_specs(lines):
+            facts.append(RunSpecFact(used[0] if used else lines[0], spec, used))
+            facts.extend(env)
+        return facts

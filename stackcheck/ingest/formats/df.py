@@ -1,0 +1,36 @@
+"""``df`` of ``/dev/shm``: its size decides how much NCCL and DataLoader workers can share."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import Fact, RuntimeFact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.parsers.units import size_bytes
+
+_ROW = re.compile(r"^(\S{1,200})\s{1,40}(\d[\d.]{0,15}[KMGTP]?i?)\b(.{0,300})$")
+
+
+class Df(Format):
+    name = "df"
+    title = "df"
+    anchor = re.compile(r"^Filesystem\s+(?:Size|1K-blocks|1M-blocks|Type)\b")
+    member = None
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return _ROW.match(line.text) is not None
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        human = "Size" in lines[0].text
+        for line in lines[1:]:
+            row = _ROW.match(line.text)
+            if row is None:
+                continue
+            filesystem, size, rest = row.group(1), row.group(2), row.group(3)
+            if "/dev/shm" in rest or filesystem == "shm":
+                value = size_bytes(size) if human else size_bytes(size, "k")
+                if value is not None:
+                    return [RuntimeFact(line, "shm_bytes", value)]
+        return []

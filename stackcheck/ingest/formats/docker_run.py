@@ -1,0 +1,193 @@
+"""``docker run`` (and ``nvidia-docker run``, ``podman run``) command lines, continuations joined.
+
+What decides a GPU job's fate is in the options: ``--gpus`` / ``--runtime=nvidia``,
+``--shm-size`` / ``--ipc=host`` (Docker's /dev/shm is 64 MB otherwise), ``--ulimit memlock``,
+``--device /dev/infiniband/uverbs*`` (EFA), ``--entrypoint`` and ``-e`` entries.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import Fact, RunSpecFact
+from stackcheck.ingest.formats.base import Format, continued, joined
+from stackcheck.ingest.formats.runspec import add_env, count_ids, visible_limit
+from stackcheck.ingest.lines import Line
+from stackcheck.parsers.units import limit_bytes, size_bytes
+from stackcheck.snapshot.model import RunSpec
+
+_START = re.compile(r"\b((?:nvidia-)?docker|podman)\s+(?:container\s+)?run\b")
+# docker run options that take a value (the rest are flags).
+_VALUED = frozenset(
+    [
+        "-a",
+        "-c",
+        "-e",
+        "-h",
+        "-l",
+        "-m",
+        "-p",
+        "-u",
+        "-v",
+        "-w",
+        "--add-host",
+        "--annotation",
+        "--attach",
+        "--blkio-weight",
+        "--cap-add",
+        "--cap-drop",
+        "--cgroup-parent",
+        "--cgroupns",
+        "--cidfile",
+        "--cpu-period",
+        "--cpu-quota",
+        "--cpu-rt-period",
+        "--cpu-rt-runtime",
+        "--cpu-shares",
+        "--cpus",
+        "--cpuset-cpus",
+        "--cpuset-mems",
+        "--device",
+        "--device-cgroup-rule",
+        "--device-read-bps",
+        "--device-read-iops",
+        "--device-write-bps",
+        "--device-write-iops",
+        "--dns",
+        "--dns-option",
+        "--dns-search",
+        "--domainname",
+        "--entrypoint",
+        "--env",
+        "--env-file",
+        "--expose",
+        "--gpus",
+        "--group-add",
+        "--health-cmd",
+        "--health-interval",
+        "--health-retries",
+        "--health-start-period",
+        "--health-timeout",
+        "--hostname",
+        "--ip",
+        "--ip6",
+        "--ipc",
+        "--isolation",
+        "--kernel-memory",
+        "--label",
+        "--label-file",
+        "--link",
+        "--link-local-ip",
+        "--log-driver",
+        "--log-opt",
+        "--mac-address",
+        "--memory",
+        "--memory-reservation",
+        "--memory-swap",
+        "--memory-swappiness",
+        "--mount",
+        "--name",
+        "--network",
+        "--net",
+        "--network-alias",
+        "--oom-score-adj",
+        "--pid",
+        "--pids-limit",
+        "--platform",
+        "--publish",
+        "--pull",
+        "--restart",
+        "--runtime",
+        "--security-opt",
+        "--shm-size",
+        "--stop-signal",
+        "--stop-timeout",
+        "--storage-opt",
+        "--sysctl",
+        "--tmpfs",
+        "--ulimit",
+        "--user",
+        "--userns",
+        "--uts",
+        "--volume",
+        "--volume-driver",
+        "--volumes-from",
+        "--workdir",
+    ]
+)
+
+
+def tokens(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=False, posix=True)
+    except ValueError:  # an unbalanced quote in a half-pasted line
+        return command.split()
+
+
+def run_spec(command: str, lines: Sequence[Line]) -> tuple[RunSpec, list[Fact]]:
+    spec = RunSpec(kind="docker-run")
+    facts: list[Fact] = []
+    start = _START.search(command)
+    words = tokens(command[start.start() :] if start else command)
+    if words and words[0] == "nvidia-docker":
+        spec.runtime, spec.gpus = "nvidia", "all (nvidia-docker)"
+    index = next((i + 1 for i, w in enumerate(words[:4]) if w == "run"), len(words))
+    while index < len(words):
+        word = words[index]
+        if word == "--" or not word.startswith("-") or word == "-":
+            index += word == "--"
+            break
+        name, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        if name in _VALUED and not eq:
+            value = words[index + 1] if index + 1 < len(words) else ""
+            index += 1
+        _apply(spec, name, value, lines[0], facts)
+        index += 1
+    if index < len(words):
+        spec.image = words[index]
+        spec.command = " ".join(words[index + 1 :]) or None
+    visible_limit(spec)
+    return spec, facts
+
+
+def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) -> None:
+    if name == "--gpus":
+        spec.gpus = value.strip("'\"")
+        spec.gpu_count = count_ids(value)
+    elif name == "--runtime":
+        spec.runtime = value
+        if value == "nvidia" and spec.gpus is None:
+            spec.gpus = "runtime=nvidia"
+    elif name == "--shm-size":
+        spec.shm_bytes = size_bytes(value)
+    elif name == "--ipc":
+        spec.ipc = value
+    elif name == "--ulimit" and value.startswith("memlock="):
+        spec.memlock_bytes = limit_bytes(value.split("=", 1)[1].split(":")[0])
+    elif name == "--device":
+        spec.devices.append(value.split(":")[0])
+    elif name == "--privileged":
+        spec.privileged = True
+    elif name in ("-e", "--env"):
+        key, _, val = value.partition("=")
+        if key:
+            add_env(spec, line, key, val, facts)
+    elif name == "--entrypoint":
+        spec.entrypoint = value
+    elif name in ("-v", "--volume", "--mount"):
+        spec.volumes.append(value)
+
+
+class DockerRun(Format):
+    name = "docker_run"
+    title = "docker run"
+    anchor = _START
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return continued(segment)
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        spec, facts = run_spec(joined(lines), lines)
+        return [RunSpecFact(lines[0], spec, list(lines)), *facts]

@@ -1,0 +1,125 @@
+"""NCCL_DEBUG=INFO logs: which NCCL loaded, which network it chose, and why.
+
+The lines that matter, across NCCL and aws-ofi-nccl releases:
+
+- ``NCCL version 2.21.5+cuda12.4`` and ``cudaDriverVersion 12040``;
+- the net plugin: ``NET/OFI Initializing aws-ofi-nccl 1.13.2-aws``, or its absence
+  (``NET/Plugin : No plugin found (libnccl-net.so), using internal implementation``, later
+  ``NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.``), or a failure
+  (``dlerror=...``, ``Plugin load returned ...``, ``aws-ofi-nccl initialization failed``);
+- libfabric: ``NET/OFI Using Libfabric version 1.22``, ``NET/OFI Selected Provider is tcp``
+  (later ``Selected provider is efa, fabric is efa``);
+- the transport: ``Using network Socket`` / ``AWS Libfabric`` / ``IB``, and per connection
+  ``via NET/AWS Libfabric/0/GDRDMA`` (GPUDirect RDMA) or without ``/GDRDMA``.
+
+``NET/Socket : Using [0]eth0`` only lists the socket interface NCCL found (also for bootstrap);
+it is not the transport in use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck import versions
+from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact, InstanceFact, ObservationFact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.probes.environment import is_recorded
+from stackcheck.snapshot.model import ComponentName
+
+_NCCL_VERSION = re.compile(
+    r"\bNCCL version (\d{1,2}\.\d{1,3}\.\d{1,3})(?:[\w.-]{0,20}\+cuda(\d{1,2}\.\d{1,2}))?"
+)
+_DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
+_OFI = re.compile(r"NET/OFI Initializing aws-ofi-nccl (\d{1,2}\.\d{1,3}\.\d{1,3})")
+_LIBFABRIC = re.compile(r"NET/OFI Using Libfabric version (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
+_PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
+_NETWORK = re.compile(r"\bUsing network ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+_CHANNEL = re.compile(r"\bvia NET/([A-Za-z][\w ]{0,40}?)/\d{1,3}(?:\(\d{1,3}\))?(/GDRDMA)?")
+_NO_PLUGIN = re.compile(
+    r"NET/Plugin\s?:\s?(?:No plugin found|Could not find:?\s{0,4}\S*libnccl-net|"
+    r"Using internal net(?:work)? plugin)"
+)
+_DLERROR = re.compile(r"(?:dlerror=|Plugin load returned \d{1,4}\s?:\s?)(.{1,600})")
+_PLUGIN_FAILED = re.compile(
+    r"aws-ofi-nccl initialization failed|NET/OFI Initializing plugin failed|"
+    r"Failed to initialize any NET plugin"
+)
+_GDR_OFF = re.compile(r"GDR disabled on GDR-supported instance type ([\w.-]{1,40})")
+_MEMREG = re.compile(r"NET/OFI Unable to register memory \(type = 2\)")
+_SET_BY_ENV = re.compile(r"\b([A-Z][A-Z0-9_]{2,60}) set by environment to (\S{1,400}?)\.?\s*$")
+_MISSING_FILE = re.compile(
+    r"(lib[\w+.-]{1,80}?\.so(?:\.\d{1,4}){0,4}): cannot open shared object file"
+)
+
+
+def _plugin_error(line: Line, message: str) -> Fact:
+    """A plugin dlopen error: the plugin itself missing, or present but not loadable."""
+    missing = _MISSING_FILE.search(message)
+    if missing is not None and missing.group(1).startswith("libnccl-net"):
+        return ObservationFact(line, "net-plugin-missing", missing.group(1))
+    return ObservationFact(line, "net-plugin-failed", message.split(" No plugin found")[0][:300])
+
+
+def line_facts(line: Line) -> list[Fact]:
+    """What one log line says; [] for the many lines that say nothing about the stack."""
+    text = line.text
+    facts: list[Fact] = []
+    if "NCCL version" in text and (found := _NCCL_VERSION.search(text)):
+        facts.append(ObservationFact(line, "nccl-loaded", found.group(1)))
+        facts.append(
+            ComponentFact(line, ComponentName.NCCL, version=found.group(1), cuda=found.group(2))
+        )
+    if (found := _DRIVER_CUDA.search(text)) is not None:
+        cuda = versions.cuda_from_int(int(found.group(1)))
+        facts.append(ComponentFact(line, ComponentName.DRIVER, cuda=cuda))
+    if (found := _OFI.search(text)) is not None:
+        facts.append(
+            ComponentFact(
+                line,
+                ComponentName.OFI_NCCL,
+                version=found.group(1),
+                properties={"loaded_by_nccl": "yes (NCCL log)"},
+            )
+        )
+    if (found := _LIBFABRIC.search(text)) is not None:
+        facts.append(ComponentFact(line, ComponentName.LIBFABRIC, version=found.group(1)))
+    if (found := _PROVIDER.search(text)) is not None:
+        facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
+    if (found := _NETWORK.search(text)) is not None:
+        facts.append(ObservationFact(line, "net-transport", found.group(1)))
+    if (found := _CHANNEL.search(text)) is not None:
+        transport = found.group(1).strip()
+        facts.append(ObservationFact(line, "net-transport", transport))
+        if transport != "Socket":
+            facts.append(ObservationFact(line, "net-gdr", "yes" if found.group(2) else "no"))
+    if (found := _DLERROR.search(text)) is not None:
+        facts.append(_plugin_error(line, found.group(1)))
+    elif _NO_PLUGIN.search(text):
+        facts.append(ObservationFact(line, "net-plugin-missing", "libnccl-net.so"))
+    if (found := _PLUGIN_FAILED.search(text)) is not None:
+        facts.append(ObservationFact(line, "net-plugin-failed", found.group(0)))
+    if (found := _GDR_OFF.search(text)) is not None:
+        facts.append(ObservationFact(line, "gdr-disabled", found.group(1)))
+        facts.append(InstanceFact(line, found.group(1)))
+    if _MEMREG.search(text):
+        facts.append(ObservationFact(line, "ofi-memory-registration-failed"))
+    if (found := _SET_BY_ENV.search(text)) is not None and is_recorded(found.group(1)):
+        facts.append(EnvFact(line, found.group(1), found.group(2)))
+    return facts
+
+
+class NcclLog(Format):
+    name = "nccl_log"
+    title = "NCCL_DEBUG=INFO log"
+    anchor = re.compile(
+        r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b"
+    )
+    blank_ok = True
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        for line in lines:
+            facts.extend(line_facts(line))
+        return facts

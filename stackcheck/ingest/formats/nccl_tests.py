@@ -1,0 +1,40 @@
+"""nccl-tests' header, which names each rank's GPU:
+``#  Rank  0 Group  0 Pid 123 on host device  0 [0x00] Tesla V100-SXM2-32GB``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import Fact, GpuFact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+
+_RANK = re.compile(
+    r"^#\s{1,4}Rank\s{1,4}\d{1,6}.{0,60}? on\s{1,4}(\S{1,80}) device\s{1,4}(\d{1,3})\s{1,4}"
+    r"\[[^\]]{1,20}\]\s{1,4}(\S.{0,80}?)\s*$"
+)
+
+
+class NcclTests(Format):
+    name = "nccl_tests"
+    title = "nccl-tests output"
+    anchor = re.compile(r"^#\s{1,4}(?:nThread \d|Using devices)")
+    blank_ok = False
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        # The result table follows the header: sizes, then "# Avg bus bandwidth".
+        return bool(
+            re.match(r"^#(?:\s|$)", line.text)
+            or re.match(r"^\s{0,12}\d{1,12}\s{1,12}\d", line.text)
+        )
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        seen: set[tuple[str, str]] = set()
+        for line in lines:
+            rank = _RANK.match(line.text)
+            if rank is not None and (rank.group(1), rank.group(2)) not in seen:
+                seen.add((rank.group(1), rank.group(2)))
+                facts.append(GpuFact(line, rank.group(3)))
+        return facts

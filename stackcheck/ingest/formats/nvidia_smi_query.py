@@ -1,0 +1,57 @@
+"""``nvidia-smi -q`` (and ``-a``): ``Key : value`` lines, indented by section.
+
+Besides versions and product names it shows the NVLink fabric's state on NVSwitch systems
+(``Fabric`` / ``State : Completed``), which stays ``In Progress`` while the fabric manager has
+not initialised the fabric.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import ComponentFact, Fact, GpuFact, ObservationFact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.snapshot.model import ComponentName
+
+_FIELD = re.compile(r"^(\s*)(\S[^:]{0,60}?)\s*:\s?(.{0,300})$")
+_HEADER = re.compile(r"^(?:GPU [0-9A-Fa-f:.]{4,20}|[A-Z][\w ()/.-]{0,60})$")  # "Attached GPUs"
+
+
+class NvidiaSmiQuery(Format):
+    name = "nvidia_smi_q"
+    title = "nvidia-smi -q"
+    anchor = re.compile(r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:")
+    member = None
+    blank_ok = True
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        text = line.text
+        return bool(_FIELD.match(text) or text.startswith(" ") or _HEADER.match(text))
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        driver: ComponentFact | None = None
+        section: str | None = None
+        index = -1
+        for line in lines:
+            found = _FIELD.match(line.text)
+            if found is None:
+                section = line.text.strip() or section  # a section header such as "Fabric"
+                if line.text.startswith("GPU "):
+                    index += 1
+                continue
+            key, value = found.group(2).strip(), found.group(3).strip()
+            if key == "Driver Version" and value:
+                driver = ComponentFact(line, ComponentName.DRIVER, version=value)
+                facts.append(driver)
+            elif key == "CUDA Version" and driver is not None and value[:1].isdigit():
+                driver.cuda = value
+            elif key == "Product Name" and value:
+                facts.append(GpuFact(line, value, index=max(index, 0)))
+            elif key == "State" and section == "Fabric" and value not in ("N/A", ""):
+                facts.append(ObservationFact(line, "fabric-state", value))
+            elif not value:
+                section = key
+        return facts

@@ -1,0 +1,393 @@
+"""Family ``env-vars``: settings that slow a job down without an error, or do not do what they say.
+
+Many are workarounds copied from an old thread (NCCL_P2P_DISABLE=1 for a hang, NCCL_PROTO=simple
+for aws-ofi-nccl 1.5) that outlive the problem; where the advice depends on versions, the matrix
+(``env_vars.toml``) says which versions need the setting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.models import EnvVarAdvice
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import component_versions, infiniband_present, satisfies
+from stackcheck.snapshot.model import Evidence
+
+_TRUE = ("1", "true", "yes", "on")
+NGC_IMAGE = re.compile(r"(?:^|/)nvcr\.io/nvidia/")
+
+
+def _is_true(ctx: CheckContext, name: str) -> bool:
+    return (ctx.snapshot.env_value(name) or "").strip().lower() in _TRUE
+
+
+class NcclTransportDisabled(Rule):
+    id = "SC601"
+    name = "nccl-p2p-or-shm-disabled"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL's peer-to-peer or shared-memory transport is turned off"
+    doc = RuleDoc(
+        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1.",
+        why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
+        "after the problem is gone: GPUs in one node then talk through host memory or the "
+        "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
+        "correctness problem, just reduced performance' (NVIDIA/nccl#631).",
+        example="NCCL_P2P_DISABLE=1 exported in a training image to get past a hang on one server.",
+        fix="Remove it, and fix the cause of the original hang: disable PCIe ACS or use "
+        "`iommu=pt` on bare metal (see NCCL's troubleshooting guide).",
+        references=("https://github.com/NVIDIA/nccl/issues/631",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for name, path in (
+            ("NCCL_P2P_DISABLE", "NVLink/PCIe peer-to-peer"),
+            ("NCCL_SHM_DISABLE", "shared-memory"),
+        ):
+            if _is_true(ctx, name):
+                yield self.finding(
+                    f"{name}={ctx.snapshot.env_value(name)} turns off NCCL's {path} transport "
+                    "between GPUs of one node.",
+                    [ctx.snapshot.env[name].evidence],
+                )
+
+
+class NcclIbDisabled(Rule):
+    id = "SC602"
+    name = "nccl-ib-disabled"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL_IB_DISABLE=1 keeps NCCL off InfiniBand and RoCE"
+    doc = RuleDoc(
+        what="Flags NCCL_IB_DISABLE=1 where InfiniBand or RoCE devices exist (info where the "
+        "hardware is unknown; nothing on EFA-only or Ethernet-only machines).",
+        why="It also turns off RoCE, so NCCL falls back to TCP sockets: a multi-node step went "
+        "from 2.5 s to 5.7 s in scottclowe/pytorch-experiment-template#11; logs show "
+        "`Using network Socket`.",
+        example="NCCL_IB_DISABLE=1 left in a launcher script that moved to an InfiniBand cluster.",
+        fix="Unset it on clusters with InfiniBand or RoCE; select interfaces with NCCL_IB_HCA "
+        "instead if some NICs must not be used.",
+        references=("https://github.com/pytorch/pytorch/issues/111424",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if not _is_true(ctx, "NCCL_IB_DISABLE"):
+            return
+        present = infiniband_present(ctx)
+        if present is False or (present is None and not ctx.snapshot.partial):
+            return
+        yield self.finding(
+            "NCCL_IB_DISABLE=1 keeps NCCL off InfiniBand and RoCE"
+            + (
+                " on a machine that has them."
+                if present
+                else "; on such clusters it falls back to TCP sockets."
+            ),
+            [ctx.snapshot.env["NCCL_IB_DISABLE"].evidence],
+            severity=self.severity if present else Severity.INFO,
+        )
+
+
+def _needed(
+    ctx: CheckContext, advice: EnvVarAdvice
+) -> tuple[bool | None, list[str], list[Evidence]]:
+    """Whether the versions in use need the variable; the versions read, and their evidence."""
+    seen: list[str] = []
+    evidence: list[Evidence] = []
+    verdicts: list[bool | None] = []
+    for alternative in advice.needed_when:
+        holds: bool | None = True
+        for component, specifier in alternative.items():
+            found = component_versions(ctx, component)
+            if not found:
+                holds = None if holds is not False else False
+                continue
+            for version, where in found[:1]:
+                seen.append(f"{component} {version}")
+                evidence.extend(where)
+            if not any(satisfies(v, specifier) for v, _ in found):
+                holds = False
+        verdicts.append(holds)
+    if not advice.needed_when or all(v is False for v in verdicts):
+        return False, seen, evidence
+    return (True if True in verdicts else None), seen, evidence
+
+
+class VersionBoundPreset(Rule):
+    id = "SC603"
+    name = "stale-efa-preset"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "An EFA preset that the versions in use do not need"
+    doc = RuleDoc(
+        what="Checks variables from old EFA guides against the versions that needed them "
+        "(matrix table `env_var`): NCCL_PROTO=simple and FI_PROVIDER=efa (aws-ofi-nccl <= 1.5.0), "
+        "FI_EFA_USE_DEVICE_RDMA=1 (aws-ofi-nccl < 1.7 or libfabric < 1.18), "
+        "FI_EFA_SET_CUDA_SYNC_MEMOPS=0 (EFA installer < 1.29.1 with NCCL >= 2.19), "
+        "FI_EFA_FORK_SAFE and RDMAV_FORK_SAFE. Versions come from the stack, else from what its "
+        "EFA installer bundles.",
+        why="Presets copied forward cost performance or do nothing: forcing the Simple protocol "
+        "turns off LL/LL128 for every collective; the RDMAV_* fork-safety variables can break "
+        "things on newer kernels. Where versions are unknown, only settings that cost something "
+        "are reported.",
+        example="NCCL_PROTO=simple in a job on a pytorch2.8-cu129 image "
+        "(aws/sagemaker-hyperpod-cli#306).",
+        fix="Remove the variable from the image, job or launcher; keep it only for the versions "
+        "the finding names.",
+        references=(
+            "https://github.com/aws/aws-ofi-nccl/blob/master/doc/efa-env-var.md",
+            "https://github.com/aws-samples/awsome-distributed-training/blob/main/1.architectures/efa-cheatsheet.md",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for advice in ctx.matrix.matrix.env_var:
+            var = ctx.snapshot.env.get(advice.name)
+            if var is None:
+                continue
+            if advice.values and var.value.strip().lower() not in (
+                v.lower() for v in advice.values
+            ):
+                continue
+            needed, seen, evidence = _needed(ctx, advice)
+            if needed:
+                continue
+            level = advice.severity if needed is False else advice.severity_unknown
+            if level is None:
+                continue
+            versions_read = f" (read: {', '.join(seen)})" if seen else ""
+            yield self.finding(
+                f"{advice.name}={var.value}: {advice.summary}{versions_read}.",
+                [
+                    var.evidence,
+                    *evidence[:2],
+                    Evidence(kind="matrix", source=advice.source, detail=f"env_var {advice.name}"),
+                ],
+                severity=Severity(level),
+            )
+
+
+class CudaLaunchBlocking(Rule):
+    id = "SC604"
+    name = "cuda-launch-blocking"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch"
+    doc = RuleDoc(
+        what="Flags CUDA_LAUNCH_BLOCKING=1 (PyTorch's error hints suggest it for debugging; the "
+        "hint itself is not a setting and is not flagged).",
+        why="Every kernel launch waits for the GPU to finish: no overlap of CPU and GPU work, of "
+        "compute and communication; training runs several times slower (OpenRLHF/OpenRLHF#46).",
+        example="`os.environ['CUDA_LAUNCH_BLOCKING'] = '1'` left in a training script after "
+        "debugging.",
+        fix="Unset it outside debugging sessions.",
+        references=("https://github.com/OpenRLHF/OpenRLHF/issues/46",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if _is_true(ctx, "CUDA_LAUNCH_BLOCKING"):
+            yield self.finding(
+                "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous.",
+                [ctx.snapshot.env["CUDA_LAUNCH_BLOCKING"].evidence],
+            )
+
+
+class NcclBlockingWait(Rule):
+    id = "SC605"
+    name = "nccl-blocking-wait"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "Blocking wait makes every collective block the host"
+    doc = RuleDoc(
+        what="Flags TORCH_NCCL_BLOCKING_WAIT=1 and its old name NCCL_BLOCKING_WAIT=1.",
+        why="Each collective then blocks the CPU until it completes, so communication no longer "
+        "overlaps with computation: DDP on 4-8 GPUs ran as slow as on one (pytorch/pytorch#50820). "
+        "Timeouts work without it through TORCH_NCCL_ASYNC_ERROR_HANDLING (on by default in "
+        "recent PyTorch).",
+        example="`export NCCL_BLOCKING_WAIT=1` in .bashrc to make NCCL timeouts fire.",
+        fix="Unset it; rely on TORCH_NCCL_ASYNC_ERROR_HANDLING and the process group's timeout.",
+        references=("https://github.com/pytorch/pytorch/issues/50820",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for name in ("TORCH_NCCL_BLOCKING_WAIT", "NCCL_BLOCKING_WAIT"):
+            if _is_true(ctx, name):
+                yield self.finding(
+                    f"{name}={ctx.snapshot.env_value(name)} makes every NCCL collective block the "
+                    "host until it completes.",
+                    [ctx.snapshot.env[name].evidence],
+                )
+
+
+class NcclDebugVerbose(Rule):
+    id = "SC606"
+    name = "nccl-debug-verbose"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL logs everything"
+    doc = RuleDoc(
+        what="Flags NCCL_DEBUG=INFO together with NCCL_DEBUG_SUBSYS=ALL, and NCCL_DEBUG=TRACE.",
+        why="Every rank logs every operation: gigabytes per hour (10-12 GB per 30 min in "
+        "goodfire-ai/spd#889), slower steps and full disks. NCCL_DEBUG=INFO alone, which logs "
+        "setup, is fine.",
+        example="NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=ALL left in a production job.",
+        fix="Use NCCL_DEBUG=WARN in production; when debugging set up, INFO with "
+        "NCCL_DEBUG_SUBSYS=INIT,NET.",
+        references=("https://github.com/goodfire-ai/spd/issues/889",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        level = (ctx.snapshot.env_value("NCCL_DEBUG") or "").upper()
+        subsys = (ctx.snapshot.env_value("NCCL_DEBUG_SUBSYS") or "").upper()
+        if level == "TRACE" or (level == "INFO" and "ALL" in subsys.split(",")):
+            shown = f"NCCL_DEBUG={level}" + (f" with NCCL_DEBUG_SUBSYS={subsys}" if subsys else "")
+            yield self.finding(
+                f"{shown} logs every operation of every rank.",
+                [
+                    ctx.snapshot.env[n].evidence
+                    for n in ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS")
+                    if n in ctx.snapshot.env
+                ],
+            )
+
+
+class MaxConnectionsWithFsdp(Rule):
+    id = "SC607"
+    name = "cuda-device-max-connections-fsdp"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP"
+    doc = RuleDoc(
+        what="Flags CUDA_DEVICE_MAX_CONNECTIONS=1 where the job uses FSDP (ACCELERATE_USE_FSDP, "
+        "FSDP_* variables, `fsdp` in a container's command).",
+        why="Megatron's tensor/sequence parallelism needs one connection to order its kernels; "
+        "FSDP needs several, or its reduce-scatter serialises with compute and the overlap that "
+        "makes FSDP fast is lost (pytorch/torchtitan#1147, verl-project/verl-omni#421).",
+        example="A Megatron-style launcher exporting CUDA_DEVICE_MAX_CONNECTIONS=1 reused for an "
+        "FSDP run.",
+        fix="Unset it for FSDP jobs (keep it only where Megatron TP/SP needs it).",
+        references=("https://github.com/pytorch/torchtitan/issues/1147",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        snapshot = ctx.snapshot
+        if (snapshot.env_value("CUDA_DEVICE_MAX_CONNECTIONS") or "").strip() != "1":
+            return
+        fsdp = [v.evidence for n, v in snapshot.env.items() if n.startswith("FSDP_")]
+        if _is_true(ctx, "ACCELERATE_USE_FSDP"):
+            fsdp.append(snapshot.env["ACCELERATE_USE_FSDP"].evidence)
+        fsdp += [
+            e
+            for s in snapshot.run_specs
+            if "fsdp" in (s.command or "").lower()
+            for e in s.evidence[:1]
+        ]
+        if fsdp:
+            yield self.finding(
+                "CUDA_DEVICE_MAX_CONNECTIONS=1 serialises FSDP's communication with compute.",
+                [snapshot.env["CUDA_DEVICE_MAX_CONNECTIONS"].evidence, *fsdp[:1]],
+            )
+
+
+class CompatFirstOnUnsupportedGpu(Rule):
+    id = "SC608"
+    name = "compat-first-on-unsupported-gpu"
+    family = "env-vars"
+    severity = Severity.ERROR
+    title = "Forward-compat libraries first in LD_LIBRARY_PATH on a GPU that cannot use them"
+    doc = RuleDoc(
+        what="Flags LD_LIBRARY_PATH whose first entry is a CUDA forward-compatibility directory "
+        "(`/usr/local/cuda/compat`, `.../compat/lib.real`) on a GPU that is not a data-center "
+        "part, or where CUDA reported error 804.",
+        why="The compat libcuda is loaded before the real driver's and CUDA fails to initialise "
+        "with error 804 (`forward compatibility was attempted on non supported HW`) on GeForce "
+        "and most workstation GPUs (gpustack/gpustack#1254).",
+        example="An NGC image's LD_LIBRARY_PATH with /usr/local/cuda/compat/lib first, run on an "
+        "RTX 4090.",
+        fix="Take the compat directory out of LD_LIBRARY_PATH on such machines, and use an image "
+        "whose CUDA the host driver supports natively.",
+        references=("https://github.com/gpustack/gpustack/issues/1254",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("LD_LIBRARY_PATH")
+        if var is None:
+            return
+        first = next((p for p in var.value.split(":") if p.strip()), "")
+        if "/compat" not in first:
+            return
+        consumer = [g for g in ctx.gpus if g.known is not None and not g.known.datacenter]
+        errors = [o for o in ctx.snapshot.observations("cuda-error") if o.value == "804"]
+        if consumer or errors:
+            why = f"on {consumer[0].name}" if consumer else "and CUDA reported error 804"
+            yield self.finding(
+                f"LD_LIBRARY_PATH puts {first} first {why}: CUDA cannot use forward "
+                "compatibility there.",
+                [
+                    var.evidence,
+                    *(e for g in consumer[:1] for e in g.evidence[:1]),
+                    *(o.evidence for o in errors[:1]),
+                ],
+            )
+
+
+class DisableRequiresTypo(Rule):
+    id = "SC609"
+    name = "nvidia-disable-requires-typo"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NVIDIA_DISABLE_REQUIRES has no effect"
+    doc = RuleDoc(
+        what="Flags NVIDIA_DISABLE_REQUIRES (plural) without NVIDIA_DISABLE_REQUIRE.",
+        why="The NVIDIA container toolkit reads only NVIDIA_DISABLE_REQUIRE (singular, "
+        "internal/config/image/cuda_image.go), although its changelog and a maintainer's "
+        "comment spell it with an S; with the plural the requirement checks still run.",
+        example="`-e NVIDIA_DISABLE_REQUIRES=1` to start a CUDA 12.8 image on a 535 driver.",
+        fix="Use NVIDIA_DISABLE_REQUIRE=1 (and prefer a driver that meets the image's "
+        "requirement, or forward compatibility on data-center GPUs).",
+        references=("https://github.com/NVIDIA/nvidia-container-toolkit/issues/152",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        env = ctx.snapshot.env
+        if "NVIDIA_DISABLE_REQUIRES" in env and "NVIDIA_DISABLE_REQUIRE" not in env:
+            yield self.finding(
+                "NVIDIA_DISABLE_REQUIRES is not a variable the NVIDIA container toolkit reads; "
+                "NVIDIA_DISABLE_REQUIRE is.",
+                [env["NVIDIA_DISABLE_REQUIRES"].evidence],
+            )
+
+
+class NgcEntrypointBypassed(Rule):
+    id = "SC610"
+    name = "ngc-entrypoint-bypassed"
+    family = "env-vars"
+    severity = Severity.INFO
+    title = "An NGC image's entrypoint is overridden"
+    doc = RuleDoc(
+        what="Flags container specs that run an NGC image (nvcr.io/nvidia/...) with their own "
+        "entrypoint (`--entrypoint`, a Kubernetes `command:`).",
+        why="NGC images set up their environment in /opt/nvidia/nvidia_entrypoint.sh: forward "
+        "compatibility on older drivers, LD_LIBRARY_PATH additions, and checks for the driver, "
+        "the GPU architecture and /dev/shm. Overriding it skips all of them silently "
+        "(NVIDIA/JAX-Toolbox#1589).",
+        example='A pod with `command: ["python", "train.py"]` on nvcr.io/nvidia/pytorch:25.01-py3.',
+        fix="Put the program in `args:` (Kubernetes) or after the image (docker) so the "
+        "entrypoint still runs, or call /opt/nvidia/nvidia_entrypoint.sh first in your command.",
+        references=("https://github.com/NVIDIA/JAX-Toolbox/issues/1589",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for spec in ctx.snapshot.run_specs:
+            if spec.entrypoint and spec.image and NGC_IMAGE.search(spec.image):
+                if "nvidia_entrypoint" in spec.entrypoint:
+                    continue
+                yield self.finding(
+                    f"{spec.image} runs with entrypoint {spec.entrypoint!r}: the NGC entrypoint's "
+                    "setup and checks are skipped.",
+                    spec.evidence[:2],
+                )

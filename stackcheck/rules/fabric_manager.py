@@ -1,0 +1,127 @@
+"""Family ``fabric-manager``: on NVSwitch systems (p4d, p5, p6 and other HGX boards) CUDA does not
+start until nvidia-fabricmanager, of exactly the driver's version, has set up the NVLink fabric."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import runtime_evidence
+from stackcheck.snapshot.model import ComponentName, Evidence
+
+_READY_STATES = ("completed", "n/a", "not supported")
+
+
+def _nvswitch_evidence(ctx: CheckContext) -> list[Evidence]:
+    """Why this machine needs a fabric manager; [] when nothing says it does."""
+    if ctx.snapshot.runtime.nvswitch_count:
+        return runtime_evidence(ctx, "nvswitch", "10de")[:1] or ctx.snapshot.runtime.evidence[:1]
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    if instance is not None and instance.fabric_manager:
+        return ctx.snapshot.instance.evidence[:1]
+    return []
+
+
+class FabricManagerNotRunning(Rule):
+    id = "SC521"
+    name = "fabric-manager-not-running"
+    family = "fabric-manager"
+    severity = Severity.ERROR
+    title = "NVSwitch fabric not initialised (fabric manager missing or not running)"
+    doc = RuleDoc(
+        what="On a machine with NVSwitches (or an instance type that has them), checks that "
+        "nvidia-fabricmanager is installed and running; and reads what says the fabric is not "
+        "up: CUDA error 802 (`system not yet initialized`, `cudaErrorSystemNotReady`) and "
+        "`nvidia-smi -q` showing the fabric state other than Completed.",
+        why="Until the fabric manager has configured the NVSwitches, `cudaGetDeviceCount()` fails "
+        "with error 802 and `torch.cuda.is_available()` is False, although `nvidia-smi` lists "
+        "every GPU (pytorch/pytorch#35710, dstackai/dstack#2348).",
+        example="An 8x H100 instance from a custom AMI where nvidia-fabricmanager was never "
+        "installed, or stopped after a driver upgrade.",
+        fix="Install nvidia-fabricmanager of exactly the driver's version (Ubuntu: "
+        "`cuda-drivers-fabricmanager-<branch>`), then `systemctl enable --now "
+        "nvidia-fabricmanager`; wait for `nvidia-smi -q` to show the fabric State Completed.",
+        references=(
+            "https://github.com/pytorch/pytorch/issues/35710",
+            "https://github.com/dstackai/dstack/issues/2348",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        snapshot = ctx.snapshot
+        errors = [o for o in snapshot.observations("cuda-error") if o.value == "802"]
+        states = [
+            o
+            for o in snapshot.observations("fabric-state")
+            if (o.value or "").lower() not in _READY_STATES
+        ]
+        needs = _nvswitch_evidence(ctx)
+        if errors or states:
+            what = (
+                "CUDA error 802 (system not yet initialized)"
+                if errors
+                else (f"the NVLink fabric state is {states[0].value!r}")
+            )
+            yield self.finding(
+                f"{what}: the NVSwitch fabric is not up, which means nvidia-fabricmanager is not "
+                "running (or not of the driver's version).",
+                [o.evidence for o in [*errors[:2], *states[:1]]] + needs,
+            )
+            return
+        if not needs or snapshot.platform.container:
+            return  # the fabric manager runs on the host, out of a container's sight
+        managers = ctx.installations(ComponentName.FABRIC_MANAGER)
+        if not managers and not snapshot.partial:
+            yield self.finding(
+                "This machine has NVSwitches but nvidia-fabricmanager is not installed: CUDA "
+                "will fail with error 802.",
+                needs,
+            )
+        for manager in managers:
+            if manager.properties.get("running") == "no":
+                yield self.finding(
+                    f"nvidia-fabricmanager {manager.version or ''} is installed but not running: "
+                    "CUDA will fail with error 802.",
+                    [*manager.evidence, *needs],
+                )
+
+
+class FabricManagerVersionMismatch(Rule):
+    id = "SC522"
+    name = "fabric-manager-version-mismatch"
+    family = "fabric-manager"
+    severity = Severity.ERROR
+    title = "Fabric manager and driver versions differ"
+    doc = RuleDoc(
+        what="Compares the nvidia-fabricmanager package's version with the NVIDIA driver's, and "
+        "reads the fabric manager's own complaint (`fabric manager NVIDIA GPU driver interface "
+        "version ... don't match with driver version ...`).",
+        why="The fabric manager must be exactly the driver's version; otherwise it exits at "
+        "start and the fabric stays down (CUDA error 802). It happens when the driver is "
+        "upgraded (or installed from a .run file) and the fabric manager package is not.",
+        example="Driver 550.90.07 with nvidia-fabricmanager-550 550.54.15 after an `apt upgrade` "
+        "of the driver alone (NVIDIA/gpu-operator#544).",
+        fix="Install the fabric manager of the driver's exact version and hold both packages "
+        "together (`apt-mark hold`), as AWS ParallelCluster does.",
+        references=("https://github.com/NVIDIA/gpu-operator/issues/544",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for mismatch in ctx.snapshot.observations("fabric-manager-mismatch"):
+            yield self.finding(
+                f"The fabric manager refused to start: its version and the driver's differ "
+                f"({mismatch.value}).",
+                [mismatch.evidence],
+            )
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return
+        for manager in ctx.installations(ComponentName.FABRIC_MANAGER):
+            if manager.version and manager.version != driver.version:
+                yield self.finding(
+                    f"nvidia-fabricmanager {manager.version} does not match driver "
+                    f"{driver.version}: it will refuse to start.",
+                    [*manager.evidence, *driver.evidence[:1]],
+                )

@@ -1,0 +1,101 @@
+"""Family ``gdr``: does inter-node traffic go straight from GPU memory (GPUDirect RDMA), or is
+it staged through host memory?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import (
+    efa_expected,
+    infiniband_present,
+    rdma_expected,
+    runtime_evidence,
+)
+
+
+class GdrNotUsed(Rule):
+    id = "SC431"
+    name = "gdr-not-used"
+    family = "gdr"
+    severity = Severity.WARNING
+    title = "Inter-node connections run without GPUDirect RDMA"
+    doc = RuleDoc(
+        what="Reads NCCL's connection lines: `via NET/AWS Libfabric/0/GDRDMA` uses GPUDirect "
+        "RDMA, `via NET/AWS Libfabric/0` does not; and aws-ofi-nccl's `GDR disabled on "
+        "GDR-supported instance type`. On instance types without GPUDirect RDMA over EFA "
+        "(p3dn, g5, g6) this is expected and reported as info.",
+        why="Without GDR every inter-node transfer is copied through host memory: more latency, "
+        "less bandwidth, CPU load (NVIDIA/nccl-tests#293 saw ~1.1 GB/s until GDR was on).",
+        example="`Channel 00 : 12[1a0] -> 0[160] [receive] via NET/AWS Libfabric/0` on p4d.",
+        fix="On instances that support it (p4d, p5, p6): use aws-ofi-nccl >= 1.7 with the EFA "
+        "installer's libfabric, keep the EFA and NVIDIA drivers current (dma-buf, or the "
+        "peer-memory module on older kernels), and do not set NCCL_NET_GDR_LEVEL low.",
+        references=(
+            "https://github.com/aws/aws-ofi-nccl/issues/104",
+            "https://github.com/NVIDIA/nccl-tests/issues/293",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        snapshot = ctx.snapshot
+        without = [o for o in snapshot.observations("net-gdr") if o.value == "no"]
+        disabled = snapshot.observations("gdr-disabled")
+        if not without and not disabled:
+            return
+        instance = ctx.matrix.instance(snapshot.instance.type)
+        if instance is not None and not instance.gdr:
+            yield self.finding(
+                f"Connections run without GPUDirect RDMA; {instance.type} has none over EFA, so "
+                "transfers are staged through host memory.",
+                [o.evidence for o in [*without, *disabled][:2]] + snapshot.instance.evidence[:1],
+                severity=Severity.INFO,
+            )
+            return
+        what = (
+            "aws-ofi-nccl disabled GPUDirect RDMA"
+            if disabled
+            else ("Inter-node connections run without GPUDirect RDMA (no /GDRDMA)")
+        )
+        yield self.finding(
+            f"{what}: every transfer is staged through host memory.",
+            [o.evidence for o in [*disabled, *without][:2]] + snapshot.instance.evidence[:1],
+        )
+
+
+class PeermemNotLoaded(Rule):
+    id = "SC432"
+    name = "peermem-not-loaded"
+    family = "gdr"
+    severity = Severity.WARNING
+    title = "No GPUDirect RDMA peer-memory module is loaded"
+    doc = RuleDoc(
+        what="Where RDMA is in use, checks that `nvidia_peermem` (formerly `nv_peer_mem`) is "
+        "loaded (/sys/module, or an `lsmod` listing).",
+        why="On InfiniBand/RoCE without the module (and without dma-buf), NCCL cannot register "
+        "GPU memory with the NIC and stages transfers through host memory. EFA can use dma-buf "
+        "or the efa driver's own peer-memory support instead, so there it is advice.",
+        example="`lsmod | grep nv` on a p3dn shows nvidia, nvidia_uvm, nvidia_drm but no "
+        "peer-memory module (aws/aws-ofi-nccl#104).",
+        fix="Load it (`modprobe nvidia-peermem`, shipped with the NVIDIA driver since R470) and "
+        "make it load at boot; on EFA, a current EFA installer and kernel give dma-buf instead.",
+        references=("https://github.com/aws/aws-ofi-nccl/issues/104",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        runtime = ctx.snapshot.runtime
+        if runtime.peermem_loaded is not False:
+            return
+        rdma = rdma_expected(ctx)
+        if not rdma:
+            return
+        on_infiniband = infiniband_present(ctx) and not efa_expected(ctx)
+        yield self.finding(
+            "No GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded"
+            + ("" if on_infiniband else "; on EFA, GDR needs dma-buf support instead")
+            + ".",
+            [*runtime_evidence(ctx, "peermem", "nvidia")[:1], *rdma[:1]],
+            severity=Severity.WARNING if on_infiniband else Severity.INFO,
+        )

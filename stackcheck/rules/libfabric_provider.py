@@ -1,0 +1,109 @@
+"""Family ``libfabric`` (the provider slice): which libfabric provider carries NCCL's traffic,
+and the libfabric failures that logs show. Version compatibility from the matrix is elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import component_versions, efa_expected
+
+
+class LibfabricNotEfaProvider(Rule):
+    id = "SC421"
+    name = "libfabric-not-efa-provider"
+    family = "libfabric"
+    severity = Severity.ERROR
+    title = "aws-ofi-nccl runs over a libfabric provider other than EFA"
+    doc = RuleDoc(
+        what="Reads the provider aws-ofi-nccl selected (`NET/OFI Selected Provider is tcp`) and "
+        "`FI_PROVIDER` where EFA is meant to be used.",
+        why="The `tcp` (or `sockets`) provider moves NCCL's traffic over TCP: no OS bypass, no "
+        "GPUDirect RDMA, a fraction of EFA's bandwidth, and no error (aws/aws-ofi-nccl#803).",
+        example="`NET/OFI Selected Provider is tcp (found 1 nics)` in a container on p4d.24xlarge.",
+        fix="Make the EFA provider available (pass /dev/infiniband/uverbs* into the container, "
+        "load the efa kernel module, use the EFA installer's libfabric on the loader path) and "
+        "do not set FI_PROVIDER to anything but `efa`.",
+        references=("https://github.com/aws/aws-ofi-nccl/issues/803",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        expected = efa_expected(ctx)
+        for provider in ctx.snapshot.observations("libfabric-provider"):
+            if (provider.value or "").startswith("efa"):
+                continue
+            yield self.finding(
+                f"aws-ofi-nccl selected the libfabric provider {provider.value!r}, not efa: "
+                "inter-node traffic goes over TCP.",
+                [provider.evidence, *expected[:1]],
+            )
+        forced = ctx.snapshot.env.get("FI_PROVIDER")
+        if forced is not None and forced.value.lower() not in ("efa", "") and expected:
+            yield self.finding(
+                f"FI_PROVIDER={forced.value} keeps libfabric off the EFA provider where EFA is "
+                "meant to be used.",
+                [forced.evidence, *expected[:1]],
+                severity=Severity.WARNING,
+            )
+
+
+class LibfabricTooOldObserved(Rule):
+    id = "SC422"
+    name = "libfabric-symbol-missing"
+    family = "libfabric"
+    severity = Severity.ERROR
+    title = "The libfabric loaded lacks symbols a library needs"
+    doc = RuleDoc(
+        what="Reads loader errors such as `libfabric.so.1: version 'FABRIC_1.7' not found "
+        "(required by libnccl-net.so)`.",
+        why="The library (usually the aws-ofi-nccl plugin) was built against a newer libfabric "
+        "than the one the loader finds, so it cannot load: NCCL falls back to its own transport.",
+        example="aws-ofi-nccl 1.9.0 from conda on a host whose /opt/amazon/efa libfabric is older "
+        "than 1.18 (awslabs/awsome-distributed-ai#292).",
+        fix="Put a libfabric at least as new as the plugin requires first on the loader path "
+        "(upgrade the EFA installer), or install the plugin build that matches the libfabric "
+        "you have.",
+        references=("https://github.com/awslabs/awsome-distributed-ai/issues/292",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for missing in ctx.snapshot.observations("libfabric-symbol-missing"):
+            have = component_versions(ctx, "libfabric")
+            shown = f" (libfabric {have[0][0]} in use)" if have else ""
+            yield self.finding(
+                f"libfabric lacks symbol version {missing.value}{shown}: the library that needs it "
+                "cannot load.",
+                [missing.evidence, *(e for _, evidence in have[:1] for e in evidence)],
+            )
+
+
+class EfaCudaMemoryRegistration(Rule):
+    id = "SC423"
+    name = "efa-cuda-memory-registration"
+    family = "libfabric"
+    severity = Severity.ERROR
+    title = "aws-ofi-nccl cannot register CUDA memory with libfabric"
+    doc = RuleDoc(
+        what="Reads `NET/OFI Unable to register memory (type = 2)` from NCCL logs.",
+        why="Type 2 is CUDA memory. NCCL 2.19 and later register CUDA buffers in a way that the "
+        "libfabric of EFA installers before 1.29 rejects; collectives fail at start "
+        "(aws/aws-ofi-nccl#584).",
+        example="NCCL 2.19.3 from a PyTorch 2.2 wheel with EFA installer 1.26 (libfabric 1.18).",
+        fix="Upgrade the EFA installer to 1.29 or later; or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0; "
+        "or keep NCCL at 2.18.",
+        references=("https://github.com/aws/aws-ofi-nccl/issues/584",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        failures = ctx.snapshot.observations("ofi-memory-registration-failed")
+        if not failures:
+            return
+        have = component_versions(ctx, "libfabric")
+        shown = f" with libfabric {have[0][0]}" if have else ""
+        yield self.finding(
+            f"aws-ofi-nccl could not register CUDA memory{shown}: a libfabric older than NCCL "
+            ">= 2.19 expects.",
+            [failures[0].evidence, *(e for _, evidence in have[:1] for e in evidence)],
+        )

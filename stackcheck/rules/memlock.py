@@ -1,0 +1,112 @@
+"""Family ``memlock``: may the process pin the memory RDMA needs?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import (
+    MEMLOCK_FLOOR,
+    rdma_expected,
+    runtime_evidence,
+    spec_evidence,
+)
+
+
+def _shown(limit: int) -> str:
+    return (
+        "unlimited"
+        if limit < 0
+        else f"{limit >> 10} KiB"
+        if limit < 1 << 30
+        else f"{limit >> 30} GiB"
+    )
+
+
+class MemlockLimited(Rule):
+    id = "SC511"
+    name = "memlock-limited"
+    family = "memlock"
+    severity = Severity.WARNING
+    title = "The locked-memory limit is too low for RDMA"
+    doc = RuleDoc(
+        what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "
+        "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used.",
+        why="RDMA pins its buffers. With the usual 64 KiB default the EFA provider fails with "
+        "`Libfabric error: (-12) Cannot allocate memory` / `Failure to post internal receive "
+        "buffers`, and verbs with `ibv_create_cq ... Cannot allocate memory`.",
+        example="`max locked memory (kbytes, -l) 64` in a container on an EFA instance.",
+        fix="Raise it to unlimited: `docker run --ulimit memlock=-1:-1`, compose `ulimits: "
+        "memlock: -1`, `LimitMEMLOCK=infinity` for systemd services, `* - memlock unlimited` in "
+        "/etc/security/limits.conf (Slurm: `PropagateResourceLimits`).",
+        references=(
+            "https://github.com/awslabs/awsome-distributed-ai/issues/647",
+            "https://github.com/aws/aws-ofi-nccl/issues/107",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        runtime = ctx.snapshot.runtime
+        rdma = rdma_expected(ctx)
+        limit = runtime.memlock_bytes
+        if limit is not None and 0 <= limit < MEMLOCK_FLOOR:
+            evidence = runtime_evidence(ctx, "memlock", "locked")
+            if rdma:
+                yield self.finding(
+                    f"Locked memory is limited to {_shown(limit)}; RDMA needs it unlimited.",
+                    [*(evidence or runtime.evidence[:1]), *rdma[:1]],
+                )
+            elif ctx.snapshot.partial:
+                yield self.finding(
+                    f"Locked memory is limited to {_shown(limit)}: too little for RDMA (EFA, "
+                    "InfiniBand), if the job uses it.",
+                    evidence or runtime.evidence[:1],
+                    severity=Severity.INFO,
+                )
+        if not rdma:
+            return
+        for spec in ctx.snapshot.run_specs:
+            if spec.kind in ("docker-run", "compose") and spec.memlock_bytes is None:
+                yield self.finding(
+                    f"The {spec.kind} spec for {spec.image or 'the container'} sets no memlock "
+                    "ulimit; RDMA inside it may fail to pin memory.",
+                    [*spec_evidence(spec, "run", "ulimit", "image:")[:1], *rdma[:1]],
+                )
+            elif spec.memlock_bytes is not None and 0 <= spec.memlock_bytes < MEMLOCK_FLOOR:
+                yield self.finding(
+                    f"The {spec.kind} spec limits locked memory to {_shown(spec.memlock_bytes)}.",
+                    [*spec_evidence(spec, "memlock")[:1], *rdma[:1]],
+                )
+
+
+class RdmaCannotPinMemory(Rule):
+    id = "SC512"
+    name = "rdma-cannot-pin-memory"
+    family = "memlock"
+    severity = Severity.ERROR
+    title = "RDMA could not pin memory"
+    doc = RuleDoc(
+        what="Reads the out-of-memory errors of RDMA setup: libfabric's `(-12) Cannot allocate "
+        "memory`, the EFA provider's `Failure to post internal receive buffers` or `Unknown error "
+        "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`.",
+        why="These come from a locked-memory limit too low for the buffers RDMA pins, almost "
+        "never from real memory exhaustion; the job aborts at start.",
+        example="`Libfabric error: (-12) Cannot allocate memory` with `ulimit -l` at 65536 "
+        "(awslabs/awsome-distributed-ai#647).",
+        fix="Raise RLIMIT_MEMLOCK to unlimited where the job runs (`docker run --ulimit "
+        "memlock=-1:-1`, limits.conf, the systemd unit of the container runtime or Slurm).",
+        references=("https://github.com/awslabs/awsome-distributed-ai/issues/647",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        errors = ctx.snapshot.observations("rdma-enomem")
+        if errors:
+            limit = ctx.snapshot.runtime.memlock_bytes
+            shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+            yield self.finding(
+                f"RDMA setup failed with 'Cannot allocate memory' (-12){shown}: the locked-memory "
+                "limit is too low.",
+                [o.evidence for o in errors[:2]],
+            )

@@ -1,0 +1,104 @@
+"""Family ``shm``: is /dev/shm big enough for NCCL's shared-memory transport and DataLoader
+workers? Docker and Kubernetes give a container 64 MB unless told otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.runtime_facts import (
+    DOCKER_DEFAULT_SHM,
+    diagnostic_only,
+    gpu_image,
+    gpu_workload,
+    runtime_evidence,
+    spec_evidence,
+)
+from stackcheck.snapshot.model import RunSpec
+
+
+def _sets_shm(spec: RunSpec) -> bool:
+    return (
+        spec.shm_bytes is not None
+        or spec.ipc == "host"
+        or any("/dev/shm" in v for v in spec.volumes)
+    )
+
+
+class ShmTooSmall(Rule):
+    id = "SC501"
+    name = "shm-too-small"
+    family = "shm"
+    severity = Severity.WARNING
+    title = "/dev/shm is at the 64 MB container default"
+    doc = RuleDoc(
+        what="Checks /dev/shm's size (statvfs on a host, `df` in a report) and each container spec "
+        "that runs GPU work: a `docker run` or compose service without `--shm-size`/`shm_size` or "
+        "`--ipc=host`, a pod without a memory-backed /dev/shm mount.",
+        why="NCCL's shared-memory transport and PyTorch DataLoader workers allocate in /dev/shm. "
+        "At 64 MB NCCL fails with `posix_fallocate failed` / `Error while creating shared memory "
+        "segment` or hangs, and DataLoader workers die with a bus error (NVIDIA/nccl#290, #342).",
+        example="`docker run --gpus all image python train.py`, without `--shm-size` or "
+        "`--ipc=host`.",
+        fix="Start GPU containers with `--ipc=host` (as NVIDIA's NGC images advise) or "
+        "`--shm-size=16g` or more; in compose `shm_size: 16gb` or `ipc: host`; on Kubernetes "
+        "mount an `emptyDir: {medium: Memory}` volume at /dev/shm.",
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/290",
+            "https://github.com/NVIDIA/nccl/issues/342",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        runtime = ctx.snapshot.runtime
+        small = runtime.shm_bytes is not None and runtime.shm_bytes <= DOCKER_DEFAULT_SHM
+        if small and runtime.shm_bytes is not None and gpu_workload(ctx):
+            yield self.finding(
+                f"/dev/shm holds {runtime.shm_bytes >> 20} MiB, the container default: too "
+                "little for NCCL and DataLoader workers.",
+                runtime_evidence(ctx, "shm")[:2] or runtime.evidence[:1],
+            )
+        for spec in ctx.snapshot.run_specs:
+            if spec.kind == "kubernetes" and spec.image is None:
+                continue  # a resource list alone: the pod's volumes were not shown
+            if _sets_shm(spec) or diagnostic_only(spec):
+                continue
+            if spec.gpus or gpu_image(spec):
+                yield self.finding(
+                    f"The {spec.kind} spec for {spec.image or 'the container'} sets no /dev/shm "
+                    "size and no host IPC: the container gets 64 MB.",
+                    spec_evidence(spec, "run", "image:")[:2],
+                )
+
+
+class ShmExhausted(Rule):
+    id = "SC502"
+    name = "shm-exhausted"
+    family = "shm"
+    severity = Severity.ERROR
+    title = "Shared memory ran out"
+    doc = RuleDoc(
+        what="Reads the errors of an exhausted /dev/shm: NCCL's `Call to posix_fallocate failed` "
+        "and `Error while creating shared memory segment`, and PyTorch's `DataLoader worker ... "
+        "is killed by signal: Bus error`.",
+        why="The job failed (or a rank hung) because /dev/shm was too small, usually a "
+        "container's 64 MB default, while the host had plenty of memory.",
+        example="`include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
+        "device` in a docker container (NVIDIA/nccl#290).",
+        fix="Give the container a bigger /dev/shm: `--ipc=host` or `--shm-size=16g` (compose "
+        "`shm_size`, Kubernetes an `emptyDir: {medium: Memory}` at /dev/shm). As a stopgap, "
+        "NCCL_SHM_DISABLE=1 avoids the failure at a cost in intra-node bandwidth.",
+        references=("https://github.com/NVIDIA/nccl/issues/290",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        errors = ctx.snapshot.observations("shm-exhausted")
+        if errors:
+            yield self.finding(
+                "Shared memory (/dev/shm) ran out: "
+                + "; ".join(dict.fromkeys((o.value or "")[:80] for o in errors[:2]))
+                + ".",
+                [o.evidence for o in errors[:3]],
+            )

@@ -1,0 +1,103 @@
+"""The triage corpus (tests/data/reports): real texts from public GitHub threads, with the
+finding families each should produce. See its README.md for the file format."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Report
+from stackcheck.ingest import Triage, read_report
+from stackcheck.matrix import Matrix, load_matrix
+
+CORPUS = Path(__file__).resolve().parent / "data" / "reports"
+FAMILIES = frozenset(
+    {
+        "driver-cuda",
+        "cpu-only-build",
+        "gpu-arch",
+        "cudnn",
+        "nccl-multiple",
+        "nccl-net-fallback",
+        "efa-devices",
+        "libfabric",
+        "ofi-nccl",
+        "fabric-manager",
+        "shm",
+        "memlock",
+        "gpu-visibility",
+        "gdr",
+        "env-vars",
+        "matrix-unknown",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CorpusReport:
+    path: Path
+    source: str
+    expect: frozenset[str]
+    undetectable: frozenset[str]
+    healthy: bool
+    body: str
+
+    @property
+    def key(self) -> str:
+        return self.path.name[:3]
+
+
+def _families(text: str) -> frozenset[str]:
+    return frozenset(f.strip() for f in text.split(",") if f.strip())
+
+
+def load(path: Path) -> CorpusReport:
+    head, separator, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    assert separator, f"{path.name}: no --- line"
+    fields: dict[str, str] = {}
+    undetectable: set[str] = set()
+    for line in head.splitlines():
+        key, _, value = line.removeprefix("# ").partition(":")
+        if key == "undetectable":
+            families, dash, reason = value.partition("—")
+            assert dash and reason.strip(), f"{path.name}: undetectable without a reason"
+            undetectable |= _families(families)
+        else:
+            fields[key] = value.strip()
+    return CorpusReport(
+        path=path,
+        source=fields.get("source", ""),
+        expect=_families(fields.get("expect", "")),
+        undetectable=frozenset(undetectable),
+        healthy=fields.get("healthy") == "yes",
+        body=body,
+    )
+
+
+REPORTS = [load(p) for p in sorted(CORPUS.glob("[0-9]*.txt"))]
+
+
+def body(key: str) -> str:
+    """The body of the corpus file whose name starts with ``key`` ("006")."""
+    return next(r.body for r in REPORTS if r.key == key)
+
+
+@cache
+def triaged(key: str) -> tuple[Triage, Report]:
+    triage = read_report(body(key), f"{key}.txt")
+    return triage, check(triage.snapshot, _matrix())
+
+
+@cache
+def _matrix() -> Matrix:
+    return load_matrix()
+
+
+def families_found(key: str) -> set[str]:
+    return {f.family for f in triaged(key)[1].findings}
+
+
+SOURCE_URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$")

@@ -1,0 +1,431 @@
+"""Each format of triage on real text: corpus bodies (cited in tests/data/reports) and, where the
+corpus lacks a layout, real output recorded here or quoted from a cited public thread."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from stackcheck.ingest import read_report
+from stackcheck.ingest.facts import (
+    ComponentFact,
+    EnvFact,
+    Fact,
+    GpuFact,
+    ObservationFact,
+    RunSpecFact,
+    RuntimeFact,
+)
+from stackcheck.ingest.lines import clean, split_lines
+from stackcheck.ingest.segment import segment
+from stackcheck.snapshot.model import ComponentName, RunSpec, Snapshot
+from tests.corpus import body
+
+
+def snapshot_of(text: str) -> Snapshot:
+    return read_report(text, "report.txt").snapshot
+
+
+def formats_of(text: str) -> list[str]:
+    return [s.format.name for s in segment(split_lines(text)) if s.format.name != "prose"]
+
+
+def facts_of(text: str) -> list[Fact]:
+    return read_report(text, "report.txt").facts
+
+
+def one(snapshot: Snapshot, name: ComponentName) -> tuple[str | None, str | None]:
+    [installation] = snapshot.installations(name)
+    return installation.version, installation.cuda
+
+
+def specs(text: str) -> list[RunSpec]:
+    return snapshot_of(text).run_specs
+
+
+# -- lines -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "text"),
+    [
+        (
+            "041",
+            "  | 2025-05-16T16:39:55.216-07:00 | ip-10-36-29-253:84:2553 [0] NCCL INFO NET/IB : No "
+            "device found.",
+            "ip-10-36-29-253:84:2553 [0] NCCL INFO NET/IB : No device found.",
+        ),
+        (
+            "043",
+            "Oct 04 15:02:41 llm sd-webui-forge-start[394]: RuntimeError: CUDA error: no kernel "
+            "image is available for execution on the device",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        ),
+        (
+            "019",
+            "(RayTrainWorker pid=355353) NCCL version 2.14.3+cuda11.8",
+            "NCCL version 2.14.3+cuda11.8",
+        ),
+        (
+            "034",
+            "(py38) [0] rzou@devfair0317:~/binaries_test  $ echo $LD_LIBRARY_PATH",
+            "echo $LD_LIBRARY_PATH",
+        ),
+    ],
+)
+def test_decorations_come_off_recorded_lines(key: str, raw: str, text: str) -> None:
+    assert raw in body(key)
+    assert clean(raw)[0] == text
+
+
+def test_conda_comments_are_not_prompts() -> None:
+    assert clean("# EFA installer version: 1.7.0") == ("# EFA installer version: 1.7.0", False)
+
+
+def test_segments_in_any_order_amid_prose_and_fences() -> None:
+    assert formats_of(body("006")) == ["collect_env", "python_packages", "nvidia_smi"]
+    assert formats_of(body("022")) == ["launcher", "nccl_log"]
+    assert formats_of(body("063")) == ["compose"]
+
+
+# -- collect_env and its derivatives ------------------------------------------------------------
+
+
+def test_collect_env_2020_layout_with_yes_no_and_nvidia_smi() -> None:
+    snapshot = snapshot_of(body("006"))
+    [torch] = snapshot.installations(ComponentName.TORCH)
+    assert (torch.version, torch.cuda, torch.properties["cpu_only"]) == ("1.6.0", "10.2", "no")
+    assert len(torch.evidence) >= 2  # collect_env's line and the [pip3] line merged
+    assert one(snapshot, ComponentName.DRIVER) == ("418.67", "10.1")
+    assert [g.name for g in snapshot.gpus.devices] == ["Tesla V100-PCIE-16GB"] * 2
+    assert {o.kind for o in snapshot.observed} == {"cuda-unavailable"}
+
+
+def test_collect_env_without_colon_and_with_full_width_colons() -> None:
+    snapshot = snapshot_of(body("012"))
+    assert one(snapshot, ComponentName.TORCH)[0] == "1.5.0"
+    assert len(snapshot.gpus.devices) == 4
+    assert one(snapshot, ComponentName.CUDNN) == ("7.6.5", None)
+    assert one(snapshot, ComponentName.CUDA_TOOLKIT) == ("10.0.130", "10.0")
+
+
+def test_collect_env_cpu_build_reads_could_not_collect() -> None:
+    snapshot = snapshot_of(body("010"))
+    [torch] = snapshot.installations(ComponentName.TORCH)
+    assert torch.properties["cpu_only"] == "yes"
+    assert snapshot.platform.os == "Microsoft Windows 11 Education"
+
+
+def test_vllm_collect_env_and_sglang_check_env() -> None:
+    vllm = snapshot_of(body("014"))
+    assert one(vllm, ComponentName.TORCH) == ("2.5.1+cu121", "12.1")
+    assert vllm.installations(ComponentName.CUDNN)[0].version == "8.9.0"
+    sglang = snapshot_of(body("046"))
+    assert one(sglang, ComponentName.TORCH) == ("2.7.1+cu126", "12.6")
+    assert one(sglang, ComponentName.DRIVER)[0] == "550.127.08"
+    assert one(sglang, ComponentName.CUDA_TOOLKIT)[0] == "12.4.131"
+    assert [(g.index, g.compute_capability) for g in sglang.gpus.devices] == [
+        (i, "9.0") for i in range(8)
+    ]
+
+
+def test_conda_lines_carry_the_cuda_build() -> None:
+    torches = snapshot_of(body("060")).installations(ComponentName.TORCH)
+    conda = next(t for t in torches if t.version == "1.3.0")
+    assert conda.cuda == "10.1.243"
+    assert conda.properties["cudnn"] == "7.6.3"
+
+
+# -- NVIDIA tools ---------------------------------------------------------------------------------
+
+
+def test_nvidia_smi_table_current_layout() -> None:
+    snapshot = snapshot_of(body("057"))
+    assert one(snapshot, ComponentName.DRIVER) == ("550.90.07", "12.4")
+    [gpu] = snapshot.gpus.devices
+    assert (gpu.index, gpu.name, gpu.memory_mib) == (0, "Tesla T4", 15360)
+    assert one(snapshot, ComponentName.TORCH) == ("2.5.1+cu124", "12.4")  # python -c output
+
+
+def test_nvidia_smi_query() -> None:
+    snapshot = snapshot_of(body("048"))
+    assert one(snapshot, ComponentName.DRIVER) == ("510.68.02", "11.6")
+    assert [g.name for g in snapshot.gpus.devices] == ["NVIDIA GeForce GTX 1650"]
+
+
+# Quoted from NVIDIA/gpu-operator#2511 (comment by rahulait, 2026-06-02): nvidia-smi --query on
+# an H100 node whose NVLink fabric never completed.
+FABRIC_IN_PROGRESS = """\
+/usr/bin/nvidia-smi --query
+
+
+==============NVSMI LOG==============
+
+Timestamp                                              : Tue Jun  2 09:49:44 2026
+Driver Version                                         : 580.159.04
+CUDA Version                                           : 13.0
+
+Attached GPUs
+    Fabric
+        State                                          : In Progress
+        Status                                         : N/A
+        CliqueId                                       : N/A
+        ClusterUUID                                    : N/A
+"""
+
+
+def test_nvidia_smi_query_fabric_state() -> None:
+    snapshot = snapshot_of(FABRIC_IN_PROGRESS)
+    assert one(snapshot, ComponentName.DRIVER) == ("580.159.04", "13.0")
+    assert [(o.kind, o.value) for o in snapshot.observed] == [("fabric-state", "In Progress")]
+
+
+def test_nvcc_and_nvidia_smi_list() -> None:
+    assert one(snapshot_of(body("049")), ComponentName.CUDA_TOOLKIT) == ("9.0.176", "9.0")
+    [gpu] = snapshot_of(body("031")).gpus.devices
+    assert (gpu.index, gpu.name) == (0, "NVIDIA H200")
+
+
+# -- NCCL logs ---------------------------------------------------------------------------------
+
+
+def test_nccl_log_versions_provider_and_env() -> None:
+    snapshot = snapshot_of(body("022"))
+    assert one(snapshot, ComponentName.NCCL) == ("2.23.4", "12.4")
+    assert one(snapshot, ComponentName.OFI_NCCL)[0] == "1.12.1"
+    assert one(snapshot, ComponentName.LIBFABRIC)[0] == "1.22"
+    assert one(snapshot, ComponentName.DRIVER) == (None, "12.2")
+    assert snapshot.env_value("NCCL_SOCKET_IFNAME") == "^docker0"
+    assert [o.value for o in snapshot.observations("libfabric-provider")] == ["tcp"]
+
+
+def test_nccl_channels_without_gdrdma() -> None:
+    observed = snapshot_of(body("066")).observations("net-gdr", "net-transport")
+    assert {(o.kind, o.value) for o in observed} == {
+        ("net-transport", "AWS Libfabric"),
+        ("net-gdr", "no"),
+    }
+
+
+def test_bootstrap_socket_lines_are_not_the_transport() -> None:
+    snapshot = snapshot_of(body("021"))
+    assert not snapshot.observations("net-transport")
+    assert [o.value for o in snapshot.observations("libfabric-provider")] == ["efa;ofi_rxr"]
+
+
+def test_plugin_absent_versus_plugin_broken() -> None:
+    absent = snapshot_of(body("040"))
+    assert [o.kind for o in absent.observations("net-plugin-missing", "net-plugin-failed")] == [
+        "net-plugin-missing"
+    ]
+    broken = snapshot_of(body("044"))
+    assert broken.observations("net-plugin-failed")
+    assert [o.value for o in broken.observations("libfabric-symbol-missing")] == ["FABRIC_1.7"]
+
+
+def test_ofi_warning_names_the_instance() -> None:
+    snapshot = snapshot_of(body("041"))
+    assert snapshot.instance.type == "p4d.24xlarge"
+    assert snapshot.observations("gdr-disabled", "net-plugin-failed")
+
+
+# -- libraries, packages, limits ------------------------------------------------------------
+
+
+def test_fi_info_provider_version_is_the_libfabric_release() -> None:
+    snapshot = snapshot_of(body("027"))
+    assert one(snapshot, ComponentName.LIBFABRIC)[0] == "1.18.2"  # provider version 118.20
+    assert snapshot.runtime.efa_devices == ["rdmap16s27"]
+    assert snapshot.instance.type == "p4d.24xlarge"
+
+
+def test_efa_installed_packages() -> None:
+    snapshot = snapshot_of(body("062"))
+    assert one(snapshot, ComponentName.EFA_INSTALLER)[0] == "1.7.0"
+    assert one(snapshot, ComponentName.LIBFABRIC)[0] == "1.8.1amzn1.2"
+
+
+def test_ulimit_lsmod_and_df() -> None:
+    assert snapshot_of(body("029")).runtime.memlock_bytes == 64 * 1024
+    assert snapshot_of(body("023")).runtime.peermem_loaded is False
+    assert snapshot_of(body("053")).runtime.shm_bytes == 64 << 20
+
+
+def test_library_listings() -> None:
+    cudnn = snapshot_of(body("067")).installations(ComponentName.CUDNN)
+    assert {c.version for c in cudnn} == {"9"}
+    assert one(snapshot_of(body("058")), ComponentName.DRIVER)[0] == "375.82"
+    nccl = snapshot_of(body("018")).installations(ComponentName.NCCL)
+    assert {n.version for n in nccl} == {"2.30.4", "2.28.3"}
+
+
+def test_pip_show_and_torch_reported_nccl() -> None:
+    snapshot = snapshot_of(body("018"))
+    assert [o.value for o in snapshot.observations("nccl-loaded")] == ["2.28.9"]
+
+
+def test_two_nccl_wheels_write_one_file() -> None:
+    [nccl] = snapshot_of(body("016")).installations(ComponentName.NCCL)
+    assert nccl.properties["wheels"] == "nvidia-nccl-cu11 2.14.3, nvidia-nccl-cu12 2.27.3"
+
+
+def test_conda_plan_with_a_cpu_pytorch() -> None:
+    snapshot = snapshot_of(body("061"))
+    [torch] = snapshot.installations(ComponentName.TORCH)
+    assert (torch.version, torch.properties["cpu_only"]) == ("1.12.1", "yes")
+    assert one(snapshot, ComponentName.CUDA_RUNTIME) == ("10.2.89", "10.2")
+
+
+@pytest.mark.real_artifacts
+def test_real_pip_list_and_freeze_of_the_cuda_wheels(artifacts: Path) -> None:
+    """Output of the real pip over the real wheels scripts/prepare-artifacts.sh installed."""
+    [site] = list((artifacts / "realroot").glob("opt/pytorch/lib/python3*/site-packages"))
+    for command in (["list"], ["list", "--format=freeze"], ["freeze"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", *command, "--path", str(site)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        snapshot = snapshot_of(done.stdout)
+        assert one(snapshot, ComponentName.NCCL) == ("2.19.3", "12"), command
+        assert one(snapshot, ComponentName.CUDA_RUNTIME) == ("12.4.127", "12.4"), command
+        [torch] = snapshot.installations(ComponentName.TORCH)
+        assert (torch.version, torch.properties["cpu_only"]) == ("2.13.0+cpu", "yes"), command
+
+
+# -- environment ----------------------------------------------------------------------------
+
+
+def test_declare_x_states_the_image_nccl() -> None:
+    snapshot = snapshot_of(body("017"))
+    assert one(snapshot, ComponentName.NCCL) == ("2.15.5", "11.8")
+    assert [o.value for o in snapshot.observations("nccl-loaded")] == ["2.19.3"]  # across a fence
+
+
+def test_json_env_echo_and_launcher_env() -> None:
+    job = snapshot_of(body("038"))
+    assert job.env_value("NCCL_PROTO") == "simple"
+    assert job.env_value("LD_PRELOAD") == "/opt/aws-ofi-nccl/lib/libnccl-net.so"
+    assert "TOKENIZERS_PARALLELISM" not in job.env  # not a variable the checks read
+    echoed = snapshot_of(body("034")).env_value("LD_LIBRARY_PATH") or ""
+    assert echoed.startswith("/public/apps/cudnn/v8.0.3.33-cuda.11.0/cuda/lib64:")
+    mpirun = snapshot_of(body("021"))
+    assert mpirun.env_value("FI_PROVIDER") == "efa"
+    assert mpirun.env_value("NCCL_TREE_THRESHOLD") == "0"
+
+
+def test_prose_settings_but_not_tool_hints() -> None:
+    assert snapshot_of(body("037")).env_value("NCCL_P2P_DISABLE") == "1"
+    assert snapshot_of(body("036")).env_value("NCCL_BLOCKING_WAIT") == "1"
+    assert "CUDA_LAUNCH_BLOCKING" not in snapshot_of(body("043")).env
+
+
+# -- run specs -----------------------------------------------------------------------------
+
+
+def test_docker_run_lines() -> None:
+    [horovod] = specs(body("001"))
+    assert (horovod.image, horovod.runtime, horovod.gpus) == (
+        "nvcr.io/nvidia/tensorflow:20.01-tf1-py3",
+        "nvidia",
+        "runtime=nvidia",
+    )
+    before, after = specs(body("004"))
+    assert (before.gpus, before.shm_bytes, after.shm_bytes) == ("all", None, 1 << 30)
+    [mlperf] = specs(body("024"))
+    assert (mlperf.image, mlperf.gpus) == ("nvidia-mlperf:language_model", "all (nvidia-docker)")
+    [plain] = specs(body("032"))
+    assert (plain.image, plain.gpus, plain.command) == (
+        "anibali/pytorch:1.4.0-cuda10.1",
+        None,
+        "sh",
+    )
+
+
+def test_compose_service_with_broken_indentation() -> None:
+    [spec] = specs(body("063"))
+    assert (spec.name, spec.image, spec.shm_bytes, spec.memlock_bytes) == (
+        "vllm",
+        "vllm/vllm-openai:latest",
+        int(10.24 * (1 << 30)),
+        -1,
+    )
+    assert spec.gpu_count == 1 and spec.env["CUDA_VISIBLE_DEVICES"] == "0"
+    assert "--tensor-parallel-size 4" in (spec.command or "")
+
+
+def test_kubectl_resource_json_and_hyperpod_job() -> None:
+    [limits] = specs(body("051"))
+    assert (limits.kind, limits.gpu_count, limits.efa_requested) == ("kubernetes", 8, 0)
+    snapshot = snapshot_of(body("052"))
+    [job] = [s for s in snapshot.run_specs if s.image]
+    assert job.env["NCCL_PROTO"] == "simple" and job.efa_requested is None
+    assert any("/dev/shm" in v for v in job.volumes)
+    assert snapshot.instance.type == "g5.12xlarge"
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:25.01-py3
+    command: ["python", "train.py"]
+    env:
+    - name: NCCL_DEBUG
+      value: INFO
+    resources:
+      limits:
+        nvidia.com/gpu: 8
+        vpc.amazonaws.com/efa: 32
+    volumeMounts:
+    - mountPath: /dev/shm
+      name: dshm
+"""
+
+
+def test_kubernetes_pod_spec() -> None:
+    snapshot = snapshot_of(POD)
+    [pod] = snapshot.run_specs
+    assert (pod.name, pod.gpu_count, pod.efa_requested, pod.entrypoint) == (
+        "trainer",
+        8,
+        32,
+        "python train.py",
+    )
+    assert pod.volumes == ["/dev/shm"] and snapshot.env_value("NCCL_DEBUG") == "INFO"
+
+
+# -- messages ------------------------------------------------------------------------------
+
+
+def test_error_messages_anywhere() -> None:
+    assert [o.value for o in snapshot_of(body("030")).observations("cuda-error")] == ["802"]
+    assert snapshot_of(body("033")).observations("no-gpu")
+    too_old = snapshot_of(body("009"))
+    assert one(too_old, ComponentName.DRIVER) == (None, "11.4")
+    cudnn = snapshot_of(body("035")).observations("cudnn-mismatch")
+    assert [o.value for o in cudnn] == ["compiled against 8.5.0, loaded 8.3.3"]
+    assert snapshot_of(body("065")).observations("rdma-enomem")
+
+
+def test_pytorch_arch_warning_names_gpu_and_arch_list() -> None:
+    snapshot = snapshot_of(body("042"))
+    [gpu] = snapshot.gpus.devices
+    assert (gpu.name, gpu.compute_capability) == ("NVIDIA GeForce RTX 5090", "12.0")
+    [torch] = snapshot.installations(ComponentName.TORCH)
+    assert torch.archs == ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+
+
+def test_facts_describe_themselves_for_show_parsed() -> None:
+    kinds = {type(f) for f in facts_of(body("063")) + facts_of(body("029"))}
+    assert {RunSpecFact, EnvFact, RuntimeFact} <= kinds
+    assert all(f.describe() for f in facts_of(body("046")))
+    assert {GpuFact, ComponentFact} <= {type(f) for f in facts_of(body("046"))}
+    assert any(isinstance(f, ObservationFact) for f in facts_of(body("030")))

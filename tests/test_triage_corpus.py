@@ -1,0 +1,66 @@
+"""Triage on every text of the corpus: the families the maintainers' diagnosis names are found,
+and healthy stacks whose problem lay elsewhere get no error and no warning."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackcheck.check.model import Severity
+from stackcheck.rules import RULES
+from tests.corpus import FAMILIES, REPORTS, SOURCE_URL, CorpusReport, families_found, triaged
+
+EXPECTED = [(r, f) for r in REPORTS for f in sorted(r.expect - r.undetectable)]
+UNDETECTABLE = [(r, f) for r in REPORTS for f in sorted(r.undetectable)]
+HEALTHY = [r for r in REPORTS if r.healthy]
+
+
+def test_corpus_is_well_formed() -> None:
+    assert len(REPORTS) >= 30
+    for report in REPORTS:
+        assert SOURCE_URL.match(report.source), report.path.name
+        assert report.expect <= FAMILIES, report.path.name
+        assert report.healthy == (not report.expect), report.path.name
+        assert report.undetectable <= report.expect, report.path.name
+        assert report.body.strip(), report.path.name
+    assert len(HEALTHY) >= 8
+
+
+def test_every_family_of_the_corpus_vocabulary_has_rules() -> None:
+    """The issue's family names stay; other families (layout, fleet-drift, ...) may be added."""
+    assert {r.family for r in RULES} >= FAMILIES
+
+
+@pytest.mark.parametrize(("report", "family"), EXPECTED, ids=[f"{r.key}-{f}" for r, f in EXPECTED])
+def test_expected_family_is_found(report: CorpusReport, family: str) -> None:
+    assert family in families_found(report.key), [
+        (f.id, f.message) for f in triaged(report.key)[1].findings
+    ]
+
+
+@pytest.mark.parametrize(
+    ("report", "family"), UNDETECTABLE, ids=[f"{r.key}-{f}" for r, f in UNDETECTABLE]
+)
+def test_undetectable_family_is_not_claimed(report: CorpusReport, family: str) -> None:
+    """A family marked undetectable must stay unfound; once it is found, drop the mark."""
+    assert family not in families_found(report.key)
+
+
+@pytest.mark.parametrize("report", HEALTHY, ids=[r.key for r in HEALTHY])
+def test_healthy_report_gets_no_error_and_no_warning(report: CorpusReport) -> None:
+    loud = [f for f in triaged(report.key)[1].findings if f.severity is not Severity.INFO]
+    assert not loud, [(f.id, f.message) for f in loud]
+
+
+@pytest.mark.parametrize("report", REPORTS, ids=[r.key for r in REPORTS])
+def test_every_report_is_recognised_with_evidence_from_its_lines(report: CorpusReport) -> None:
+    triage, result = triaged(report.key)
+    recognised = triage.facts or any(p.segment.format.name != "prose" for p in triage.segments)
+    only_undetectable = bool(report.expect) and report.expect <= report.undetectable
+    assert recognised or only_undetectable
+    lines = len(report.body.splitlines())
+    for finding in result.findings:
+        for evidence in finding.evidence:
+            if evidence.kind == "text":
+                number = int(evidence.source.rsplit(":", 1)[1])
+                assert 1 <= number <= lines
+    assert result.snapshot.partial and result.snapshot.source.kind == "text"
