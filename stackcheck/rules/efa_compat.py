@@ -1,4 +1,4 @@
-"""Families ``ofi-nccl`` and ``libfabric``: do the aws-ofi-nccl plugin, NCCL, libfabric and the EFA installer fit?
+"""Families ``ofi-nccl`` and ``libfabric``: do aws-ofi-nccl, NCCL, libfabric and EFA fit?
 
 The facts come from the matrix: the plugin's supported NCCL floor, the ncclNet_vN versions it
 exports against those NCCL loads, its libfabric floor, and known issues of plugin and installer.
