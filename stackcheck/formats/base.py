@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from stackcheck.check.model import Report
+from stackcheck.fleet.model import FleetReport
 
 
 class ReportFormat(ABC):
@@ -13,3 +14,12 @@ class ReportFormat(ABC):
 
     @abstractmethod
     def render(self, report: Report) -> str: ...
+
+
+class FleetReportFormat(ABC):
+    """The same, for a fleet report."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def render(self, report: FleetReport) -> str: ...

@@ -10,6 +10,15 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
 )
+from stackcheck.rules.fleet_drift import (
+    ComponentDrift,
+    EnvDrift,
+    HardwareDrift,
+    LimitsDrift,
+    NcclDrift,
+    NodeNoAnswer,
+    PlatformDrift,
+)
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
 from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
@@ -27,6 +36,13 @@ RULES: tuple[Rule, ...] = (
     MultipleNccl(),
     NetPluginMissing(),
     NetPluginUnresolved(),
+    NodeNoAnswer(),
+    NcclDrift(),
+    ComponentDrift(),
+    EnvDrift(),
+    HardwareDrift(),
+    LimitsDrift(),
+    PlatformDrift(),
     NotInMatrix(),
 )
 
