@@ -130,13 +130,17 @@ start() {
 
 stop() {
     local dir=${1:?usage: slurm.sh stop STATE_DIR} keep=${2:-}
-    local pidfile pid
+    local pidfile pid pids=()
     for pidfile in "$dir"/slurmd.*.pid "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do
         [ -f "$pidfile" ] || continue
         pid=$(cat "$pidfile")
         if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
-            wait_for 10 sh -c "! kill -0 $pid" || kill -9 "$pid" 2>/dev/null || true
+            pids+=("$pid")
         fi
+    done
+    for pid in "${pids[@]}"; do
+        # gone, or a zombie waiting for its reaper (the daemons were reparented at start)
+        wait_for 10 sh -c "! ps -o stat= -p $pid | grep -qv Z" || kill -9 "$pid" 2>/dev/null || true
     done
     if [ -z "$keep" ]; then
         rm -rf "$dir"

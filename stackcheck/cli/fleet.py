@@ -7,6 +7,7 @@ import argparse
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.cli.common import (
@@ -108,6 +109,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_matrix_argument(parser)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument(
+        "--report-json", metavar="FILE", help="also write the JSON fleet report to FILE"
+    )
+    parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         default="error",
@@ -188,6 +192,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.clear()
+    if args.report_json:
+        try:
+            Path(args.report_json).write_text(FleetJsonFormat().render(report), encoding="utf-8")
+        except OSError as exc:
+            raise StackcheckError(f"cannot write {args.report_json}: {exc.strerror}") from None
     output: FleetReportFormat = (
         FleetTextFormat(colour=use_colour()) if args.format == "text" else FleetJsonFormat()
     )

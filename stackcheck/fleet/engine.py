@@ -33,14 +33,19 @@ def _names(stacks: Iterable[Stack]) -> str:
     return compress(chain.from_iterable(s.nodes for s in stacks))
 
 
-def _node_findings(stacks: list[Stack], reports: list[Report]) -> list[NodeFinding]:
+def _node_findings(stacks: list[Stack], reports: list[Report], answered: int) -> list[NodeFinding]:
     """Each distinct finding once, with every node whose stack has it."""
     groups: dict[str, tuple[Finding, list[Stack]]] = {}
     for stack, report in zip(stacks, reports, strict=True):
         for finding in report.findings:
             groups.setdefault(finding.model_dump_json(), (finding, []))[1].append(stack)
     return [
-        NodeFinding(**dict(finding), count=sum(len(s.nodes) for s in owners), nodes=_names(owners))
+        NodeFinding(
+            **dict(finding),
+            count=sum(len(s.nodes) for s in owners),
+            out_of=answered,
+            nodes=_names(owners),
+        )
         for finding, owners in groups.values()
     ]
 
@@ -83,7 +88,7 @@ def check_fleet(
             except Exception as exc:  # a rule bug must not hide the other rules' findings
                 notes.append(f"rule {rule.id} failed: {exc!r}")
     drift = [f for f in fleet_findings if isinstance(f, DriftFinding)]
-    node_findings = _node_findings(stacks, reports)
+    node_findings = _node_findings(stacks, reports, fleet.answered)
     node_findings += [f for f in fleet_findings if isinstance(f, NodeFinding)]
     rows: list[Finding] = [*drift, *node_findings]
     nodes = {node: stack.id for stack in stacks for node in stack.nodes}

@@ -24,9 +24,10 @@ class _Model(BaseModel):
 
 
 class NodeFinding(Finding):
-    """A per-node finding, once for all the nodes that have it."""
+    """A per-node finding, once for all the nodes that have it: ``count`` of ``out_of``."""
 
     count: int
+    out_of: int
     nodes: str
 
 

@@ -19,6 +19,22 @@ _HEADLINE = (
     ComponentName.TORCH,
 )
 _EVIDENCE_WIDTH = 88
+_WIDTH = 100
+
+
+def _wrapped(out: _Writer, text: str, indent: int) -> None:
+    """Wrapped at spaces only: a hostlist (p5-[001-016,018-064]) is never cut."""
+    pad = " " * indent
+    out.lines.extend(
+        textwrap.wrap(
+            text,
+            _WIDTH,
+            initial_indent=pad,
+            subsequent_indent=pad,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    )
 
 
 def _plural(count: int, word: str) -> str:
@@ -55,16 +71,16 @@ class FleetTextFormat(FleetReportFormat):
     def __init__(self, colour: bool = False) -> None:
         self.colour = colour
 
-    def _finding(self, out: _Writer, finding: Finding, total: int) -> None:
+    def _finding(self, out: _Writer, finding: Finding) -> None:
         level = out.paint(f"{finding.severity.value:<7}", _COLOURS[finding.severity])
         out.lines.append(f"  {level} {finding.id} {finding.title}")
         if isinstance(finding, NodeFinding):
-            out.wrapped(f"on {finding.count} of {total} nodes: {finding.nodes}", 10)
-        out.wrapped(finding.message, 10)
+            _wrapped(out, f"on {finding.count} of {finding.out_of} nodes: {finding.nodes}", 10)
+        _wrapped(out, finding.message, 10)
         for evidence in finding.evidence[:2]:
             shown = textwrap.shorten(evidence.describe(), _EVIDENCE_WIDTH, placeholder=" ...")
             out.lines.append(f"          evidence: {shown}")
-        out.wrapped(f"fix: {finding.fix}", 10)
+        _wrapped(out, f"fix: {finding.fix}", 10)
         out.lines.append(f"          docs: {finding.docs}")
 
     def render(self, report: FleetReport) -> str:
@@ -81,24 +97,24 @@ class FleetTextFormat(FleetReportFormat):
             out.lines.append("")
             out.lines.append("Stacks")
         for stack in report.stacks:
-            out.wrapped(f"{stack.id}  {_plural(stack.count, 'node')}: {stack.nodes}", 2)
-            out.wrapped(headline(stack.report.snapshot), 16)
+            _wrapped(out, f"{stack.id}  {_plural(stack.count, 'node')}: {stack.nodes}", 2)
+            _wrapped(out, headline(stack.report.snapshot), 16)
         out.lines.append("")
         drift: list[Finding] = list(report.drift)
         out.lines.append(f"Drift: {_severities(drift)}" if drift else "Drift: none")
         for finding in drift:
-            self._finding(out, finding, summary.nodes)
+            self._finding(out, finding)
         out.lines.append("")
         findings: list[Finding] = list(report.findings)
         head = f"Findings on nodes: {_severities(findings)}" if findings else "Findings: none"
         out.lines.append(head)
         for finding in findings:
-            self._finding(out, finding, summary.nodes)
+            self._finding(out, finding)
         if report.no_answer:
             out.lines.append("")
             out.lines.append(f"No snapshot from {_plural(summary.no_answer, 'node')}")
             for silent in report.no_answer:
-                out.wrapped(f"{silent.reason:<12} {silent.nodes}: {silent.detail}", 2)
+                _wrapped(out, f"{silent.reason:<12} {silent.nodes}: {silent.detail}", 2)
         for note in report.notes:
             out.lines.append(f"Note: {note}")
         return "\n".join(out.lines) + "\n"

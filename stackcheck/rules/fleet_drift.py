@@ -61,11 +61,15 @@ class DriftRule(FleetRule):
         values = [
             DriftValue(value=s.value, count=s.count, nodes=compress(s.nodes())) for s in shares
         ]
-        others = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in values[1:])
-        message = (
-            f"{label} differs between nodes: {common.value} on {common.count} of {compared} "
-            f"nodes; {others}."
-        )
+        if common.count == odd[0].count:  # a tie: no value is the fleet's, so name every node
+            every = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in values)
+            message = f"{label} differs between nodes, with no value on most of them: {every}."
+        else:
+            others = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in values[1:])
+            message = (
+                f"{label} differs between nodes: {common.value} on {common.count} of {compared} "
+                f"nodes; {others}."
+            )
         evidence = [e for s in (*odd, common) for e in s.evidence[:1]]
         base = self.finding(message, evidence)
         return DriftFinding(**dict(base), aspect=aspect, values=values)
@@ -335,4 +339,4 @@ class NodeNoAnswer(FleetRule):
         parts = "; ".join(f"{reason} on {compress(nodes)}" for reason, nodes in by_reason.items())
         nodes = [s.node for s in fleet.silent]
         base = self.finding(f"{len(nodes)} of {fleet.total} nodes gave no snapshot: {parts}.")
-        yield NodeFinding(**dict(base), count=len(nodes), nodes=compress(nodes))
+        yield NodeFinding(**dict(base), count=len(nodes), out_of=fleet.total, nodes=compress(nodes))

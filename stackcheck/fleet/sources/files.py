@@ -47,7 +47,7 @@ class SnapshotFiles(NodeSource):
 
     @property
     def description(self) -> str:
-        return f"{len(self.files)} snapshot files from {', '.join(self.paths)}"
+        return f"{len(self.files)} snapshot files in {', '.join(self.paths)}"
 
     def results(self) -> Iterator[NodeResult]:
         seen = set()
