@@ -9,6 +9,10 @@ Two keys do the grouping. The cheap one hashes the text after the snapshot's hea
 version, time, source), so a repeat of text already seen is never parsed again. The exact one
 hashes the validated snapshot without its identity, so the same content written differently
 (compact JSON, another key order) still lands in the same stack.
+
+Stacks that do differ mostly differ in one part (one node's driver, one variable), so the parts
+of a new stack (each section, each component, each variable) are shared with the stacks that
+already have an equal part: memory follows the distinct values, even when every node differs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
 
 from stackcheck.errors import StackcheckError
 from stackcheck.fleet.sources.base import Answer, NoAnswer
@@ -47,6 +53,27 @@ def _text_key(text: str) -> bytes | None:
     return _digest(f"{head.group(1)} {head.group(2)} {text[head.end() :]}")
 
 
+class _Parts:
+    """One shared instance of every distinct part seen so far."""
+
+    def __init__(self) -> None:
+        self._seen: dict[bytes, BaseModel] = {}
+
+    def _one(self, part: BaseModel) -> BaseModel:
+        key = _digest(f"{type(part).__qualname__} {part.model_dump_json()}")
+        return self._seen.setdefault(key, part)
+
+    def share(self, snapshot: Snapshot) -> None:
+        """Swap the snapshot's parts for equal ones already held. Snapshots are only read from
+        here on; the engine appends to ``notes``, a list, which is never shared."""
+        for name in type(snapshot).model_fields:
+            value = getattr(snapshot, name)
+            if isinstance(value, BaseModel):
+                setattr(snapshot, name, self._one(value))
+            elif isinstance(value, dict) and all(isinstance(v, BaseModel) for v in value.values()):
+                setattr(snapshot, name, {k: self._one(v) for k, v in value.items()})
+
+
 @dataclass
 class Stack:
     """One distinct stack: the first node's snapshot as it came, and every node that has it."""
@@ -61,6 +88,7 @@ class StackIndex:
         self.stacks: list[Stack] = []
         self._by_content: dict[bytes, Stack] = {}
         self._by_text: dict[bytes, Stack] = {}
+        self._parts = _Parts()
 
     def add(self, answer: Answer) -> NoAnswer | None:
         """File the node under its stack; a NoAnswer when its output is not a snapshot."""
@@ -79,6 +107,7 @@ class StackIndex:
         digest = content_digest(snapshot)
         stack = self._by_content.get(digest)
         if stack is None:
+            self._parts.share(snapshot)
             stack = Stack(digest.hex()[:12], snapshot)
             self._by_content[digest] = stack
             self.stacks.append(stack)

@@ -19,6 +19,7 @@ _HEADLINE = (
     ComponentName.TORCH,
 )
 _EVIDENCE_WIDTH = 88
+MAX_STACKS = 12  # the largest stacks are listed; the JSON report has all of them
 _WIDTH = 100
 
 
@@ -96,9 +97,18 @@ class FleetTextFormat(FleetReportFormat):
         if report.stacks:
             out.lines.append("")
             out.lines.append("Stacks")
-        for stack in report.stacks:
+        for stack in report.stacks[:MAX_STACKS]:
             _wrapped(out, f"{stack.id}  {_plural(stack.count, 'node')}: {stack.nodes}", 2)
             _wrapped(out, headline(stack.report.snapshot), 16)
+        rest = report.stacks[MAX_STACKS:]
+        if rest:
+            nodes = sum(s.count for s in rest)
+            _wrapped(
+                out,
+                f"and {len(rest)} more stacks on {_plural(nodes, 'node')} "
+                "(--format json lists them all)",
+                2,
+            )
         out.lines.append("")
         drift: list[Finding] = list(report.drift)
         out.lines.append(f"Drift: {_severities(drift)}" if drift else "Drift: none")

@@ -31,6 +31,9 @@ NET_MISMATCH = (
 )
 
 
+MAX_NAMED = 5  # odd values named in a message; the finding's ``values`` has every one
+
+
 class FleetRule(Rule):
     """A rule over the whole fleet. One snapshot has nothing to compare with, so ``check``
     finds nothing; ``check_fleet`` does the work."""
@@ -62,16 +65,20 @@ class DriftRule(FleetRule):
             DriftValue(value=s.value, count=s.count, nodes=compress(s.nodes())) for s in shares
         ]
         if common.count == odd[0].count:  # a tie: no value is the fleet's, so name every node
-            every = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in values)
-            message = f"{label} differs between nodes, with no value on most of them: {every}."
+            lead = f"{label} differs between nodes, with no value on most of them: "
+            named = values
         else:
-            others = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in values[1:])
-            message = (
+            lead = (
                 f"{label} differs between nodes: {common.value} on {common.count} of {compared} "
-                f"nodes; {others}."
+                "nodes; "
             )
-        evidence = [e for s in (*odd, common) for e in s.evidence[:1]]
-        base = self.finding(message, evidence)
+            named = values[1:]
+        shown = "; ".join(f"{v.value} on {v.count}: {v.nodes}" for v in named[:MAX_NAMED])
+        if len(named) > MAX_NAMED:
+            more = named[MAX_NAMED:]
+            shown += f"; and {len(more)} more values on {sum(v.count for v in more)} nodes"
+        evidence = [e for s in (*odd[:MAX_NAMED], common) for e in s.evidence[:1]]
+        base = self.finding(f"{lead}{shown}.", evidence)
         return DriftFinding(**dict(base), aspect=aspect, values=values)
 
 
