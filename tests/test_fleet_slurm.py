@@ -119,6 +119,23 @@ def test_a_node_with_an_older_nccl_is_named_as_drift(
     assert "NCCL differs between nodes: 2.27.7 on 3 of 4 nodes; 2.21.5 on 1: node4." in text
 
 
+def test_lines_srun_cuts_into_pieces_are_joined_back(
+    slurm: Cluster, trees: dict[str, Path], tmp_path: Path
+) -> None:
+    """srun --label cuts output lines at 1,024 bytes; a 6,000-character value must survive."""
+    tree = tmp_path / "tree"
+    shutil.copytree(trees["healthy"], tree, symlinks=True)
+    long_value = ",".join(f"ens{n}" for n in range(1, 1000))
+    assert len(long_value) > 5000
+    (tree / "etc" / "nccl.conf").write_text(f"NCCL_SOCKET_IFNAME={long_value}\n")
+    remote = node_script(tmp_path / "node.sh", {"node1": probe_of(tree), "node2": probe_of(tree)})
+    done = slurm.fleet("--nodelist", "node[1-2]", "--remote-command", remote, "--format", "json")
+    report = json.loads(done.out)
+    assert report["summary"]["answered"] == 2 and report["summary"]["stacks"] == 1, done.out
+    env = report["stacks"][0]["report"]["snapshot"]["env"]
+    assert env["NCCL_SOCKET_IFNAME"]["value"] == long_value
+
+
 def test_a_hung_probe_garbage_and_a_failure_are_each_reported(
     slurm: Cluster, trees: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -59,7 +59,7 @@ class SlurmSelection:
     partition: str | None = None
 
 
-def usable(state: str) -> bool:
+def _usable(state: str) -> bool:
     return not state.endswith("*") and state.rstrip("~#!%$@^-") not in _UNUSABLE
 
 
@@ -121,7 +121,7 @@ class _Step:
         if task.status == 0 and not task.oversized:
             text = task.output.decode(errors="replace")
             self.answers.put(Answer(task.node, text, f"srun task {number} on {task.node}"))
-            task.output = bytearray()
+        task.output = bytearray()  # a failed task's output is not read: its stderr says why
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         for line in stream:
@@ -238,7 +238,7 @@ class SlurmProbe(NodeSource):
             state = states.get(node)
             if state is None:
                 silent.append(NoAnswer(node, "unavailable", "Slurm does not list this node"))
-            elif not usable(state):
+            elif not _usable(state):
                 silent.append(NoAnswer(node, "unavailable", f"Slurm state {state}"))
             else:
                 run.append(node)
@@ -250,10 +250,11 @@ class SlurmProbe(NodeSource):
         if "SLURM_JOB_ID" not in self.env:  # a new allocation: do not queue for ever
             argv.append(f"--immediate={max(1, math.ceil(self.allocation_wait))}")
         argv += self.srun_options
-        if nodes is None:
-            argv.append(f"--nodes={self.selection.nodes}")
-        else:
-            argv += [f"--nodes={len(nodes)}", f"--nodelist={compress(nodes)}"]
+        count = self.selection.nodes if nodes is None else len(nodes)
+        # --ntasks too: inside an allocation srun would take the job's task count from SLURM_NTASKS
+        argv += [f"--nodes={count}", f"--ntasks={count}"]
+        if nodes is not None:
+            argv.append(f"--nodelist={compress(nodes)}")
         if self.selection.partition:
             argv.append(f"--partition={self.selection.partition}")
         return [*argv, "--ntasks-per-node=1", "--label", "--kill-on-bad-exit=0"]
