@@ -58,10 +58,10 @@ def _variant(base: Snapshot, kernel: bool, debug: bool) -> Snapshot:
     return snapshot
 
 
-def generate(directory: Path, count: int, all_distinct: bool, seed: int = 5) -> str:
-    """Write the fleet; return the hostlist of every node expected."""
+def generate(directory: Path, work: Path, count: int, all_distinct: bool, seed: int = 5) -> str:
+    """Write the fleet into ``directory`` (the trees it probes go to ``work``); return the
+    hostlist of every node expected."""
     rng = random.Random(seed)
-    work = Path(tempfile.mkdtemp(prefix="fleet-trees-"))
     stacks = probe_trees(p5_trees(work / "trees", ElfFactory(work / "elves")))
     names = [f"p5-{i:05d}" for i in range(1, count + 1)]
     order = names[:]
@@ -145,7 +145,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fleet-bench-") as scratch:
         directory = Path(scratch) / "snapshots"
         started = time.perf_counter()
-        nodelist = generate(directory, args.nodes, args.all_distinct)
+        nodelist = generate(directory, Path(scratch), args.nodes, args.all_distinct)
         generated = time.perf_counter() - started
         files = list(directory.iterdir())
         size = sum(p.stat().st_size for p in files)
