@@ -15,6 +15,7 @@ fi
 
 export STACKCHECK_ARTIFACTS=${STACKCHECK_ARTIFACTS:-$PWD/.cache/artifacts}
 scripts/prepare-artifacts.sh "$STACKCHECK_ARTIFACTS"
+scripts/services/slurm.sh install  # Slurm and munge; tests/test_fleet_slurm.py starts a cluster
 export STACKCHECK_REQUIRE_ARTIFACTS=1
 
 echo "== ruff"

@@ -8,6 +8,7 @@ only cuts a version string down to the release part that ``packaging`` understan
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -15,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 _RELEASE = re.compile(r"(\d+(?:\.\d+){0,4})")
 
 
+@lru_cache(maxsize=4096)  # rules ask about the same few versions over and over (a fleet: per stack)
 def parse(text: str | None) -> Version | None:
     """The numeric release of a vendor version string, or None if there is none."""
     if not text:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from typing import TypeVar
 
 from stackcheck import clock
 from stackcheck.check.context import CheckContext
@@ -15,8 +16,10 @@ from stackcheck.recommend import recommend
 from stackcheck.rules import RULES, Rule
 from stackcheck.snapshot.model import ProbeNote, Snapshot
 
+_Finding = TypeVar("_Finding", bound=Finding)
 
-def sort_findings(findings: list[Finding]) -> list[Finding]:
+
+def sort_findings(findings: list[_Finding]) -> list[_Finding]:
     """Most severe first; then by rule ID, so reports diff cleanly between runs."""
     return sorted(findings, key=lambda f: (-f.severity.rank, f.id, f.message))
 

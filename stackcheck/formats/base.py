@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
 from stackcheck.check.model import Report
+from stackcheck.fleet.model import FleetReport
 
 if TYPE_CHECKING:
     from stackcheck.plan.model import PlanReport
@@ -25,3 +26,12 @@ class PlanFormat(ABC):
 
     @abstractmethod
     def render_plan(self, plan: PlanReport) -> str: ...
+
+
+class FleetReportFormat(ABC):
+    """The same, for a fleet report."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def render(self, report: FleetReport) -> str: ...

@@ -43,8 +43,17 @@ class Writer:
         self.lines.append(f"{pad}{label:<{_LABEL_WIDTH}} {text}".rstrip())
 
     def wrapped(self, text: str, indent: int) -> None:
+        """Wrapped at spaces only: a path or a hostlist (p5-[001-016,018-064]) is never cut."""
+        pad = " " * indent
         self.lines.extend(
-            textwrap.wrap(text, _WIDTH, initial_indent=" " * indent, subsequent_indent=" " * indent)
+            textwrap.wrap(
+                text,
+                _WIDTH,
+                initial_indent=pad,
+                subsequent_indent=pad,
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
         )
 
 
@@ -161,13 +170,20 @@ def render_findings(findings: list[Finding], out: Writer) -> None:
     out.lines.append("")
     out.lines.append(f"Findings: {summary}" if findings else "Findings: none")
     for finding in findings:
-        level = out.paint(f"{finding.severity.value:<7}", _COLOURS[finding.severity])
-        out.lines.append(f"  {level} {finding.id} {finding.title}")
-        out.wrapped(finding.message, 10)
-        for evidence in finding.evidence[:4]:
-            out.wrapped(f"evidence: {short_evidence(evidence)}", 10)
-        out.wrapped(f"fix: {finding.fix}", 10)
-        out.lines.append(f"          docs: {finding.docs}")
+        render_finding(finding, out)
+
+
+def render_finding(finding: Finding, out: Writer, where: str | None = None) -> None:
+    """One finding: its level, ID and title, where (a fleet's nodes), message, evidence, fix."""
+    level = out.paint(f"{finding.severity.value:<7}", _COLOURS[finding.severity])
+    out.lines.append(f"  {level} {finding.id} {finding.title}")
+    if where:
+        out.wrapped(where, 10)
+    out.wrapped(finding.message, 10)
+    for evidence in finding.evidence[:4]:
+        out.wrapped(f"evidence: {short_evidence(evidence)}", 10)
+    out.wrapped(f"fix: {finding.fix}", 10)
+    out.lines.append(f"          docs: {finding.docs}")
 
 
 def _render_suppressed(report: Report, out: Writer, listed: bool) -> None:

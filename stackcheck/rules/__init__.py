@@ -31,6 +31,15 @@ from stackcheck.rules.env_vars import (
     VersionBoundPreset,
 )
 from stackcheck.rules.fabric_manager import FabricManagerNotRunning, FabricManagerVersionMismatch
+from stackcheck.rules.fleet_drift import (
+    ComponentDrift,
+    EnvDrift,
+    HardwareDrift,
+    LimitsDrift,
+    NcclDrift,
+    NodeNoAnswer,
+    PlatformDrift,
+)
 from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
@@ -106,6 +115,13 @@ RULES: tuple[Rule, ...] = (
     CompatFirstOnUnsupportedGpu(),
     DisableRequiresTypo(),
     NgcEntrypointBypassed(),
+    NodeNoAnswer(),
+    NcclDrift(),
+    ComponentDrift(),
+    EnvDrift(),
+    HardwareDrift(),
+    LimitsDrift(),
+    PlatformDrift(),
     TensorParallelOutsideNvlink(),
     ExpertAllToAllOutsideNvlink(),
     LayoutGpuMismatch(),
