@@ -5,12 +5,14 @@ from __future__ import annotations
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import Evidence, Snapshot
+from stackcheck.views.needs import Needs
 
 DMI = "/sys/devices/virtual/dmi/id"
 
 
 class InstanceProbe(Probe):
     name = "instance"
+    needs = Needs(contents=(f"{DMI}/sys_vendor", f"{DMI}/product_name"))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         instance = snapshot.instance
