@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from stackcheck import __version__
-from stackcheck.cli import check, probe, rules
+from stackcheck.cli import check, probe, rules, scan
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
 
-COMMANDS = (check, probe, rules)
+COMMANDS = (check, probe, rules, scan)
 
 DESCRIPTION = """\
 Lint the software stack under GPU distributed training: NVIDIA driver, CUDA, cuDNN, NCCL,

@@ -8,16 +8,18 @@ else through zlib; output is produced in bounded pieces, whatever the compressio
 from __future__ import annotations
 
 import hashlib
+import types
 import zlib
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
 from stackcheck.image.errors import ImageError
 
+_inflate_module: types.ModuleType
 try:  # isal's inflate is ~2x zlib's; it is optional
     from isal import isal_zlib as _inflate_module
 except ImportError:  # pragma: no cover - exercised where isal is not installed
-    _inflate_module = zlib  # type: ignore[no-redef]
+    _inflate_module = zlib
 
 READ_SIZE = 1 << 20
 _OUT_SIZE = 4 << 20
@@ -35,10 +37,11 @@ class Readable(Protocol):
 class HashingReader:
     """Counts and hashes every byte read through it, then checks the expected digest."""
 
-    def __init__(self, raw: Readable, label: str, expected: str | None) -> None:
+    def __init__(self, raw: Readable, label: str, expected: str | None, measure: bool) -> None:
         self.raw = raw
         self.label = label
         self.expected = expected
+        self.hashing = expected is not None or measure
         self.sha = hashlib.sha256()
         self.count = 0
 
@@ -47,7 +50,7 @@ class HashingReader:
             data = self.raw.read(size)
         except OSError as exc:
             raise ImageError(f"{self.label}: read failed: {exc}") from None
-        if self.expected is not None:
+        if self.hashing:
             self.sha.update(data)
         self.count += len(data)
         return data
@@ -109,7 +112,9 @@ class _Unzstd:
         self.label = label
         self.error = zstandard.ZstdError
         self.reader = zstandard.ZstdDecompressor().stream_reader(
-            _Prepend(first, raw), read_size=READ_SIZE, read_across_frames=True
+            _Prepend(first, raw),  # type: ignore[arg-type]  # any object with read() will do
+            read_size=READ_SIZE,
+            read_across_frames=True,
         )
 
     def read(self, size: int = _OUT_SIZE, /) -> bytes:
@@ -144,11 +149,13 @@ class LayerStream:
         label: str,
         compressed_digest: str | None = None,
         diff_id: str | None = None,
+        measure: bool = False,
     ) -> None:
+        """``measure`` hashes both forms even when no digest is expected (see ``digests``)."""
         self.label = label
-        self.source = HashingReader(raw, label, compressed_digest)
+        self.source = HashingReader(raw, label, compressed_digest, measure)
         self.diff_id = diff_id
-        self.tar_sha = hashlib.sha256() if diff_id else None
+        self.tar_sha = hashlib.sha256() if diff_id or measure else None
         self.out = 0
         first = self.source.read(READ_SIZE)
         self.compression = "none"
@@ -186,6 +193,12 @@ class LayerStream:
         self.source.verify()
         if self.tar_sha is not None:
             check_digest(self.label, self.diff_id, self.tar_sha)
+
+    def digests(self) -> tuple[str, str]:
+        """(stored, uncompressed) sha256 digests, where they were computed; else empty."""
+        blob = "sha256:" + self.source.sha.hexdigest() if self.source.hashing else ""
+        tar = "sha256:" + self.tar_sha.hexdigest() if self.tar_sha is not None else ""
+        return blob, tar
 
 
 def check_digest(label: str, expected: str | None, sha: hashlib._Hash) -> None:
