@@ -10,6 +10,12 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
 )
+from stackcheck.rules.image_metadata import (
+    EnvCudaMismatch,
+    EnvCudnnMismatch,
+    EnvNcclMismatch,
+    RequireCudaUnsatisfied,
+)
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
 from stackcheck.rules.network import NetPluginMissing, NetPluginUnresolved
@@ -25,6 +31,10 @@ RULES: tuple[Rule, ...] = (
     TorchMissingArch(),
     CudnnCudaMismatch(),
     MultipleNccl(),
+    EnvNcclMismatch(),
+    EnvCudnnMismatch(),
+    EnvCudaMismatch(),
+    RequireCudaUnsatisfied(),
     NetPluginMissing(),
     NetPluginUnresolved(),
     NotInMatrix(),
