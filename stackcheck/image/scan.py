@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackcheck.image.cache import LayerCache
+from stackcheck.image.errors import ImageError
 from stackcheck.image.layer import LayerIndex, scan_layer
 from stackcheck.image.progress import Progress
 from stackcheck.image.source import ImageManifest, ImageSource, LayerAnalyzer, LayerRef
@@ -163,6 +164,9 @@ def scan_image(
     view = ImageView(tree, source.reference, [layer.digest for layer in manifest.layers])
     ctx = ProbeContext(view=view, env=image_env(manifest.config), env_kind="image-config")
     snapshot = run_probes(ctx, SnapshotSource(kind="image", target=source.reference))
+    loops = [p for p in view.problems if p.startswith("symlink loop")]
+    if loops:  # a loop where probes look is a broken image, not a fact to report around
+        raise ImageError(f"{source.reference}: {loops[0]}")
     _stamp_layers(snapshot, view)
     snapshot.image = image_info(source, manifest)
     analyzer.stats.layers = len(manifest.layers)

@@ -146,49 +146,77 @@ class ImageBuilder:
         return path
 
     # -- OCI layout ------------------------------------------------------------------------------
-    def oci_layout(
-        self, spec: ImageSpec, compression: Compression = "gzip", tag: str = "1"
-    ) -> Path:
-        root = self._next(".oci")
-        blobs = root / "blobs" / "sha256"
-        blobs.mkdir(parents=True)
-
-        def put(data: bytes) -> str:
-            digest = sha256_bytes(data)
-            (blobs / digest[7:]).write_bytes(data)
-            return digest
-
+    def _manifest(
+        self, blobs: Path, spec: ImageSpec, compression: Compression
+    ) -> dict[str, object]:
+        """Put an image's blobs; return the descriptor of its manifest."""
         config = spec.config()
         layers = []
         for layer in spec.layers:
             data = self._compressed(layer, compression)
-            layers.append({"mediaType": _MEDIA[compression], "digest": put(data), "size": len(data)})
+            layers.append(
+                {"mediaType": _MEDIA[compression], "digest": _put(blobs, data), "size": len(data)}
+            )
         manifest = json.dumps(
             {
                 "schemaVersion": 2,
                 "mediaType": "application/vnd.oci.image.manifest.v1+json",
                 "config": {
                     "mediaType": "application/vnd.oci.image.config.v1+json",
-                    "digest": put(config),
+                    "digest": _put(blobs, config),
                     "size": len(config),
                 },
                 "layers": layers,
             }
         ).encode()
-        index = {
-            "schemaVersion": 2,
-            "manifests": [
-                {
-                    "mediaType": "application/vnd.oci.image.manifest.v1+json",
-                    "digest": put(manifest),
-                    "size": len(manifest),
-                    "annotations": {"org.opencontainers.image.ref.name": tag},
-                }
-            ],
+        return {
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "digest": _put(blobs, manifest),
+            "size": len(manifest),
         }
-        (root / "index.json").write_text(json.dumps(index))
+
+    def _layout(self, descriptor: dict[str, object], blobs: Path, tag: str) -> Path:
+        root = blobs.parent.parent
+        descriptor["annotations"] = {"org.opencontainers.image.ref.name": tag}
+        (root / "index.json").write_text(
+            json.dumps({"schemaVersion": 2, "manifests": [descriptor]})
+        )
         (root / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
         return root
+
+    def _blobs(self) -> Path:
+        blobs = self._next(".oci") / "blobs" / "sha256"
+        blobs.mkdir(parents=True)
+        return blobs
+
+    def oci_layout(
+        self, spec: ImageSpec, compression: Compression = "gzip", tag: str = "1"
+    ) -> Path:
+        blobs = self._blobs()
+        return self._layout(self._manifest(blobs, spec, compression), blobs, tag)
+
+    def oci_index(self, platforms: Mapping[str, ImageSpec], tag: str = "1") -> Path:
+        """A multi-platform image: index.json -> an image index -> one manifest a platform."""
+        blobs = self._blobs()
+        manifests = []
+        for platform, spec in platforms.items():
+            descriptor = self._manifest(blobs, spec, "gzip")
+            os_name, architecture = platform.split("/")[:2]
+            descriptor["platform"] = {"os": os_name, "architecture": architecture}
+            manifests.append(descriptor)
+        index = json.dumps(
+            {
+                "schemaVersion": 2,
+                "mediaType": "application/vnd.oci.image.index.v1+json",
+                "manifests": manifests,
+            }
+        ).encode()
+        descriptor = {
+            "mediaType": "application/vnd.oci.image.index.v1+json",
+            "digest": _put(blobs, index),
+            "size": len(index),
+        }
+        return self._layout(descriptor, blobs, tag)
 
     def oci_archive(self, layout: Path, outer: Compression = "none") -> Path:
         members = [
@@ -199,6 +227,12 @@ class ImageBuilder:
         path = self._next(".oci.tar")
         _write_tar(path, members, outer)
         return path
+
+
+def _put(blobs: Path, data: bytes) -> str:
+    digest = sha256_bytes(data)
+    (blobs / digest[7:]).write_bytes(data)
+    return digest
 
 
 def _write_tar(path: Path, members: list[tuple[str, bytes]], outer: Compression) -> None:

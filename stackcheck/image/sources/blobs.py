@@ -49,6 +49,8 @@ class DirectoryBlobs(BlobStore):
         return self._path(name).is_file()
 
     def open(self, name: str) -> Readable:
+        if not self.has(name):
+            raise ImageError(f"{self.label}: {name} is missing (the manifest points at it)")
         try:
             return self._path(name).open("rb")
         except OSError as exc:
