@@ -76,7 +76,11 @@ class Analyzer(LayerAnalyzer):
     def scan_all(
         self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
     ) -> list[LayerIndex]:
-        results: list[LayerIndex | None] = [self.cached(layer.digest) for layer in layers]
+        # A layer is the same whatever its compression: its diff_id finds it too.
+        results: list[LayerIndex | None] = [
+            self.cached(layer.digest) or (self.cached(layer.diff_id) if layer.diff_id else None)
+            for layer in layers
+        ]
         todo = sorted(
             (i for i, found in enumerate(results) if found is None),
             key=lambda i: -(layers[i].size or 0),

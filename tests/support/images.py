@@ -90,12 +90,16 @@ class ImageBuilder:
         self,
         tree: Path | None = None,
         extra: Iterable[tuple[tarfile.TarInfo, bytes | None]] = (),
+        prefix: str | None = None,
     ) -> LayerTar:
-        """A layer tar of ``tree`` (relative names, as ``docker save`` writes) plus raw members."""
+        """A layer tar of ``tree`` (relative names, as ``docker save`` writes; only ``prefix``
+        below it when given) plus raw members."""
         path = self._next(".tar")
         with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
             if tree is not None:
-                for entry in sorted(tree.rglob("*")):
+                top = tree / prefix if prefix else tree
+                entries = [top] if prefix else []
+                for entry in [*entries, *sorted(top.rglob("*"))]:
                     tar.add(entry, arcname=str(entry.relative_to(tree)), recursive=False)
             for info, data in extra:
                 tar.addfile(info, io.BytesIO(data) if data is not None else None)
