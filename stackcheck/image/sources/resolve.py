@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stackcheck.image.errors import ImageError
 from stackcheck.image.source import ImageSource, LayerAnalyzer, LoadedImage
@@ -12,7 +13,9 @@ from stackcheck.image.sources.blobs import sniff
 from stackcheck.image.sources.engine import EngineSource, EngineUnavailable, NotInEngine
 from stackcheck.image.sources.layout import LayoutSource
 from stackcheck.image.sources.reference import parse_reference
-from stackcheck.image.sources.registry import RegistrySource
+
+if TYPE_CHECKING:
+    from stackcheck.image.sources.registry import RegistrySource
 
 
 def _path_and_tag(value: str) -> tuple[Path, str | None]:
@@ -62,6 +65,8 @@ def open_source(text: str, platform: str, insecure: bool) -> ImageSource:
     if text.startswith("oci:"):
         path, tag = _path_and_tag(text[len("oci:") :])
         return LayoutSource(_existing(path, text), tag, platform)
+    from stackcheck.image.sources.registry import RegistrySource  # urllib, ssl: only if needed
+
     if text.startswith("registry://"):
         return RegistrySource(parse_reference(text[len("registry://") :]), platform, insecure)
     if text.startswith("docker://"):
