@@ -4,48 +4,26 @@
 #   podman.sh start STATE_DIR   install if needed, start, print `export` lines for the tests
 #   podman.sh stop STATE_DIR    stop the service by its PID
 set -euo pipefail
-action=${1:?usage: podman.sh start|stop STATE_DIR}
-state=${2:?usage: podman.sh start|stop STATE_DIR}
-mkdir -p "$state"
-state=$(cd "$state" && pwd)
-pidfile=$state/podman.pid
+source "$(dirname "$0")/common.sh"
+service_arguments podman.sh "$@"
 
 case $action in
 start)
-    if ! command -v podman >/dev/null; then
-        apt-get update -qq >&2
-        apt-get -o DPkg::Lock::Timeout=300 install -y -qq podman >&2
-    fi
-    "$0" stop "$state"
+    command -v podman >/dev/null || install_packages podman
+    stop_by_pidfile "$state/podman.pid"
     rm -f "$state/podman.sock"
     # cgroupfs and file events: there is no systemd on CI machines.
     printf '[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' >"$state/containers.conf"
     CONTAINERS_CONF=$state/containers.conf \
         podman --root "$state/storage" --runroot "$state/runroot" \
         system service --time=0 "unix://$state/podman.sock" >"$state/podman.log" 2>&1 &
-    echo $! >"$pidfile"
-    for _ in $(seq 100); do
-        [ -S "$state/podman.sock" ] && break
-        sleep 0.1
-    done
-    if [ ! -S "$state/podman.sock" ]; then
+    echo $! >"$state/podman.pid"
+    if ! wait_until 10 test -S "$state/podman.sock"; then
         echo "podman service did not start; see $state/podman.log" >&2
         exit 1
     fi
     echo "export STACKCHECK_PODMAN_SOCKET=$state/podman.sock"
     echo "export STACKCHECK_PODMAN_STORE='--root $state/storage --runroot $state/runroot'"
     ;;
-stop)
-    if [ -f "$pidfile" ]; then
-        pid=$(cat "$pidfile")
-        if kill "$pid" 2>/dev/null; then
-            for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        fi
-        rm -f "$pidfile"
-    fi
-    ;;
-*)
-    echo "usage: podman.sh start|stop STATE_DIR" >&2
-    exit 2
-    ;;
+stop) stop_by_pidfile "$state/podman.pid" ;;
 esac
