@@ -107,3 +107,12 @@ def podman_socket() -> str:
 @pytest.fixture(scope="session")
 def registry() -> str:
     return _service("STACKCHECK_REGISTRY", "registry.sh")
+
+
+@pytest.fixture(scope="session")
+def login_registry() -> tuple[str, str]:
+    """A registry that asks for a password, and its test user as ``user:password``."""
+    return (
+        _service("STACKCHECK_REGISTRY_LOGIN", "registry.sh"),
+        _service("STACKCHECK_REGISTRY_USER", "registry.sh"),
+    )

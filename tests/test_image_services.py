@@ -6,6 +6,7 @@ scripts/test.sh starts both with scripts/services/*.sh; CI requires them.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shlex
@@ -189,3 +190,28 @@ def test_registry_manifest_pointing_at_a_deleted_blob(
     done = run_stackcheck("scan", f"registry://{reference}", "--no-cache")
     assert done.code == 2 and "Traceback" not in done.err
     assert f"the manifest points at a missing blob {blob}" in done.err
+
+
+def test_registry_login_from_the_docker_config(
+    login_registry: tuple[str, str], root: Root, images: ImageBuilder, tmp_path: Path
+) -> None:
+    registry, user = login_registry
+    name = unique(root)
+    root.write("etc/os-release", 'PRETTY_NAME="behind a login"\n')
+    reference = f"{registry}/stackcheck/login-{name}:1"
+    layout = images.oci_layout(ImageSpec([images.layer(root.path)]))
+    skopeo_copy(f"oci:{layout}:1", f"docker://{reference}", "--dest-creds", user)
+    anonymous = tmp_path / "anonymous"
+    anonymous.mkdir()
+    done = run_stackcheck(
+        "scan", f"registry://{reference}", "--no-cache", env={"DOCKER_CONFIG": str(anonymous)}
+    )
+    assert done.code == 2 and f"registry {registry} needs a login" in done.err
+    logged_in = tmp_path / "logged-in"
+    logged_in.mkdir()
+    token = base64.b64encode(user.encode()).decode()
+    (logged_in / "config.json").write_text(json.dumps({"auths": {registry: {"auth": token}}}))
+    report = scan_json(f"registry://{reference}", env={"DOCKER_CONFIG": str(logged_in)})
+    snapshot = report["snapshot"]
+    assert isinstance(snapshot, dict)
+    assert snapshot["platform"]["os"] == "behind a login"

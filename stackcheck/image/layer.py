@@ -164,7 +164,7 @@ def scan_layer(stream: LayerStream, needs: CompiledNeeds) -> LayerIndex:
             size = _number(header[124:136])
         except ValueError:
             stored, size = -1, 0
-        if stored != sum(header[:148]) + 256 + sum(header[156:]):
+        if stored != sum(header) - sum(header[148:156]) + 256:  # the field counts as spaces
             what = "not a tar archive" if index.members == 0 else "corrupt tar header"
             raise ImageError(f"{label}: {what} (bad header checksum)")
         kind = header[156]
@@ -192,7 +192,9 @@ def scan_layer(stream: LayerStream, needs: CompiledNeeds) -> LayerIndex:
         if long_name is None and "path" not in pax and header[257:263] == b"ustar\x00":
             prefix = _text(header[345:500])
             name = f"{prefix}/{name}" if prefix else name
-        link = pax.get("linkpath") or long_link or _text(header[157:257])
+        link = pax.get("linkpath") or long_link
+        if link is None and kind in b"12":
+            link = _text(header[157:257])
         long_name = long_link = None
         pax = {}
         path = clean_path(name, label)
@@ -217,7 +219,7 @@ def scan_layer(stream: LayerStream, needs: CompiledNeeds) -> LayerIndex:
         elif kind == ord("2"):
             index.entries.append((path, "symlink", 0, link))
         elif kind == ord("1"):
-            index.entries.append((path, "hardlink", 0, clean_path(link, label)))
+            index.entries.append((path, "hardlink", 0, clean_path(link or "", label)))
         else:
             index.entries.append((path, "other", 0, None))
         blocks.skip(padded, label)
@@ -235,10 +237,9 @@ def _regular(
     size: int,
     label: str,
 ) -> None:
-    limit = needs.content_limit(path)
-    binary = needs.binary(name)
+    named, limit, binary = needs.classify(path, name)
     if limit is None and binary is None:
-        if needs.named(name):
+        if named:
             index.entries.append((path, "file", size, None))
         blocks.skip(size, label)
         return

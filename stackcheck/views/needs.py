@@ -67,6 +67,9 @@ def _either(patterns: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(translated)) if translated else _ANY
 
 
+BinaryWant = tuple[bool, tuple["Search", ...]]  # (dynamic section wanted, searches)
+
+
 @dataclass
 class CompiledNeeds:
     """Needs turned into fast matchers, applied to every member of every layer."""
@@ -74,32 +77,38 @@ class CompiledNeeds:
     needs: Needs
     _names: re.Pattern[str] = field(init=False)
     _contents: re.Pattern[str] = field(init=False)
+    _all_contents: re.Pattern[str] = field(init=False)
     _large: list[tuple[re.Pattern[str], int]] = field(init=False)
     _binaries: list[tuple[re.Pattern[str], BinaryNeed]] = field(init=False)
 
     def __post_init__(self) -> None:
         self._names = _either([*self.needs.names, *(b.name for b in self.needs.binaries)])
         self._contents = _either(self.needs.contents)
+        self._all_contents = _either(
+            [*self.needs.contents, *(p for p, _ in self.needs.large_contents)]
+        )
         self._large = [(re.compile(fnmatch.translate(p)), n) for p, n in self.needs.large_contents]
         self._binaries = [(re.compile(fnmatch.translate(b.name)), b) for b in self.needs.binaries]
 
-    def named(self, name: str) -> bool:
-        return self._names.match(name) is not None
+    def classify(self, path: str, name: str) -> tuple[bool, int | None, BinaryWant | None]:
+        """For a regular file: whether its presence matters, how many bytes of it to keep
+        (None: not read), and what to collect from it as a binary (None: nothing).
 
-    def content_limit(self, path: str) -> int | None:
-        """How many bytes of ``path`` to keep, or None when no probe reads it."""
-        for pattern, limit in self._large:
-            if pattern.match(path):
-                return limit
-        return CONTENT_LIMIT if self._contents.match(path) else None
-
-    def binary(self, name: str) -> tuple[bool, tuple[Search, ...]] | None:
-        """(dynamic section wanted, searches) for a file name, or None."""
-        found = [b for pattern, b in self._binaries if pattern.match(name)]
-        if not found:
-            return None
-        searches = tuple(dict.fromkeys(s for b in found for s in b.searches))
-        return any(b.dynamic for b in found), searches
+        Called for every file of every layer, so the common answer (nothing) costs two matches.
+        """
+        named = self._names.match(name) is not None
+        limit = None
+        if self._all_contents.match(path):
+            limit = next((n for p, n in self._large if p.match(path)), None)
+            if limit is None and self._contents.match(path):
+                limit = CONTENT_LIMIT
+        binary = None
+        if named:
+            found = [b for pattern, b in self._binaries if pattern.match(name)]
+            if found:
+                searches = tuple(dict.fromkeys(s for b in found for s in b.searches))
+                binary = (any(b.dynamic for b in found), searches)
+        return named, limit, binary
 
     def fingerprint(self) -> str:
         """Changes whenever what is kept would change: part of the layer cache's key."""
