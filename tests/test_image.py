@@ -426,7 +426,8 @@ def test_truncated_gzip_layer(root: Root, images: ImageBuilder, tmp_path: Path) 
     cut = tmp_path / "cut.tar"
     cut.write_bytes(gzip.compress(layer.path.read_bytes())[:3000])
     broken = LayerTar(cut, layer.diff_id)
-    archive = images.docker_archive(ImageSpec([broken]))
+    healthy = images.layer(extra=[member("etc/other", os.urandom(1 << 20))])
+    archive = images.docker_archive(ImageSpec([healthy, broken]))  # walked in parallel
     assert_one_line_error(
         run_stackcheck("scan", str(archive), "--no-cache"), "truncated gzip stream"
     )

@@ -4,6 +4,7 @@ into one view, then the host probes over it with the image's ENV as their enviro
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class Analyzer(LayerAnalyzer):
         self.progress = progress
         self.workers = workers or min(4, os.cpu_count() or 1)
         self.stats = ScanStats()
+        self._stop = threading.Event()
 
     def cached(self, digest: str) -> LayerIndex | None:
         index = self.cache.load(digest) if self.cache is not None else None
@@ -62,7 +64,7 @@ class Analyzer(LayerAnalyzer):
             diff_id=layer.diff_id,
             measure=measure,
         )
-        stream.on_progress = self.progress.advance
+        stream.on_progress = lambda count: self._advance(count, label)
         index = scan_layer(stream, self.needs)
         blob, tar = stream.digests()
         self.stats.bytes_read += stream.source.count
@@ -72,6 +74,11 @@ class Analyzer(LayerAnalyzer):
                     self.cache.store(digest, index)
         self.progress.layer_done()
         return index, blob, tar
+
+    def _advance(self, count: int, label: str) -> None:
+        if self._stop.is_set():  # another layer failed, or the user pressed Ctrl-C
+            raise ImageError(f"{label}: stopped")
+        self.progress.advance(count)
 
     def scan_all(
         self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
@@ -99,6 +106,9 @@ class Analyzer(LayerAnalyzer):
                 try:
                     for position, future in futures.items():
                         results[position] = future.result()
+                except BaseException:
+                    self._stop.set()  # running walks stop at their next read
+                    raise
                 finally:
                     for future in futures.values():
                         future.cancel()
