@@ -83,7 +83,9 @@ class RegistryClient:
         if accept:
             request.add_header("Accept", accept)
         if self.authorization:
-            request.add_header("Authorization", self.authorization)
+            # Not sent on to a redirect: blob downloads go to presigned storage URLs (S3, a
+            # CDN) that reject a second credential.
+            request.add_unredirected_header("Authorization", self.authorization)
         context = self.tls if url.startswith("https:") else None
         return urllib.request.urlopen(request, timeout=_TIMEOUT, context=context)
 
