@@ -112,6 +112,9 @@ class Analyzer(LayerAnalyzer):
                 finally:
                     for future in futures.values():
                         future.cancel()
+        missing = [layers[i].location for i, r in enumerate(results) if r is None]
+        if missing:
+            raise ImageError(f"layers not read: {', '.join(missing)}")
         return [r for r in results if r is not None]
 
 
