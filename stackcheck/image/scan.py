@@ -83,14 +83,16 @@ class Analyzer(LayerAnalyzer):
     def scan_all(
         self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
     ) -> list[LayerIndex]:
-        # A layer is the same whatever its compression: its diff_id finds it too.
-        results: list[LayerIndex | None] = [
-            self.cached(layer.digest) or (self.cached(layer.diff_id) if layer.diff_id else None)
-            for layer in layers
-        ]
+        found: dict[int, LayerIndex] = {}
+        for position, layer in enumerate(layers):
+            # A layer is the same whatever its compression: its diff_id finds it too.
+            index = self.cached(layer.digest) or (
+                self.cached(layer.diff_id) if layer.diff_id else None
+            )
+            if index is not None:
+                found[position] = index
         todo = sorted(
-            (i for i, found in enumerate(results) if found is None),
-            key=lambda i: -(layers[i].size or 0),
+            (i for i in range(len(layers)) if i not in found), key=lambda i: -(layers[i].size or 0)
         )
         self.progress.start(len(todo))
 
@@ -99,23 +101,20 @@ class Analyzer(LayerAnalyzer):
 
         if len(todo) <= 1 or self.workers == 1:
             for position in todo:
-                results[position] = one(position)
+                found[position] = one(position)
         else:
             with ThreadPoolExecutor(self.workers) as pool:
                 futures = {position: pool.submit(one, position) for position in todo}
                 try:
                     for position, future in futures.items():
-                        results[position] = future.result()
+                        found[position] = future.result()
                 except BaseException:
                     self._stop.set()  # running walks stop at their next read
                     raise
                 finally:
                     for future in futures.values():
                         future.cancel()
-        missing = [layers[i].location for i, r in enumerate(results) if r is None]
-        if missing:
-            raise ImageError(f"layers not read: {', '.join(missing)}")
-        return [r for r in results if r is not None]
+        return [found[position] for position in range(len(layers))]
 
 
 def image_env(config: dict[str, Any]) -> dict[str, str]:
