@@ -490,3 +490,13 @@ def test_unreachable_engine_and_registry() -> None:
     )
     done = run_stackcheck("scan", "registry://127.0.0.1:9/stackcheck/none:1", "--no-cache")
     assert_one_line_error(done, "registry 127.0.0.1:9 unreachable")
+
+
+def test_truncated_zstd_layer(root: Root, images: ImageBuilder) -> None:
+    """zstd reports no error for a cut stream; the tar walk (or else the digest) does."""
+    root.write("etc/os-release", os.urandom(300_000))
+    layout = images.oci_layout(ImageSpec([images.layer(root.path)]), "zstd")
+    blob = max((layout / "blobs/sha256").iterdir(), key=lambda p: p.stat().st_size)
+    blob.write_bytes(blob.read_bytes()[:100_000])
+    done = run_stackcheck("scan", f"oci:{layout}", "--no-cache")
+    assert_one_line_error(done, "truncated tar stream")
