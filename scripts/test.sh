@@ -17,6 +17,9 @@ export STACKCHECK_ARTIFACTS=${STACKCHECK_ARTIFACTS:-$PWD/.cache/artifacts}
 scripts/prepare-artifacts.sh "$STACKCHECK_ARTIFACTS"
 scripts/services/slurm.sh install  # Slurm and munge; tests/test_fleet_slurm.py starts a cluster
 export STACKCHECK_REQUIRE_ARTIFACTS=1
+# The image tests' engine (podman's Docker API) and registry, stopped by PID on exit.
+trap 'scripts/services/podman.sh stop .cache/services/podman; scripts/services/registry.sh stop .cache/services/registry' EXIT
+eval "$(scripts/services/podman.sh start .cache/services/podman)" && eval "$(scripts/services/registry.sh start .cache/services/registry)"
 
 echo "== ruff"
 "$VENV/bin/ruff" check stackcheck tests benchmarks

@@ -12,6 +12,7 @@ import pytest
 from stackcheck.cli import main
 from stackcheck.matrix import Matrix, load_matrix
 from tests.support.elfbuild import ElfFactory
+from tests.support.images import ImageBuilder
 from tests.support.rootfs import Root
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -80,3 +81,38 @@ def run_stackcheck(
         check=False,
     )
     return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def images(tmp_path: Path) -> ImageBuilder:
+    return ImageBuilder(tmp_path / "images")
+
+
+def _service(variable: str, script: str) -> str:
+    """A test service started by scripts/test.sh; required when the suite runs in CI."""
+    value = os.environ.get(variable)
+    if not value:
+        message = f"{variable} unset: start it with scripts/services/{script} start DIR"
+        if os.environ.get("STACKCHECK_REQUIRE_ARTIFACTS"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return value
+
+
+@pytest.fixture(scope="session")
+def podman_socket() -> str:
+    return _service("STACKCHECK_PODMAN_SOCKET", "podman.sh")
+
+
+@pytest.fixture(scope="session")
+def registry() -> str:
+    return _service("STACKCHECK_REGISTRY", "registry.sh")
+
+
+@pytest.fixture(scope="session")
+def login_registry() -> tuple[str, str]:
+    """A registry that asks for a password, and its test user as ``user:password``."""
+    return (
+        _service("STACKCHECK_REGISTRY_LOGIN", "registry.sh"),
+        _service("STACKCHECK_REGISTRY_USER", "registry.sh"),
+    )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 ReadAt = Callable[[int, int], bytes]
 
-_PT_LOAD, _PT_DYNAMIC = 1, 2
+PT_LOAD, PT_DYNAMIC = 1, 2
 _DT_NULL, _DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = (
     0,
     1,
@@ -43,7 +43,7 @@ class ElfDynamic:
 
 
 @dataclass(frozen=True)
-class _Header:
+class Header:
     fmt: str  # struct byte order and word size prefix
     is64: bool
     phoff: int
@@ -55,8 +55,12 @@ class _Header:
     shstrndx: int
 
 
-def _header(read_at: ReadAt) -> _Header:
-    ident = read_at(0, 64)
+def _header(read_at: ReadAt) -> Header:
+    return parse_header(read_at(0, 64))
+
+
+def parse_header(ident: bytes) -> Header:
+    """The ELF header from a file's first 64 bytes."""
     if len(ident) < 52 or ident[:4] != b"\x7fELF":
         raise ElfError("not an ELF file")
     is64 = ident[4] == 2
@@ -76,15 +80,19 @@ def _header(read_at: ReadAt) -> _Header:
         raise ElfError(str(exc)) from None
     if phnum > _MAX_HEADERS or shnum > _MAX_HEADERS:
         raise ElfError("too many headers")
-    return _Header(order, is64, phoff, phentsize, phnum, shoff, shentsize, shnum, shstrndx)
+    return Header(order, is64, phoff, phentsize, phnum, shoff, shentsize, shnum, shstrndx)
 
 
-def _segments(read_at: ReadAt, h: _Header) -> list[tuple[int, int, int, int]]:
+def _segments(read_at: ReadAt, h: Header) -> list[tuple[int, int, int, int]]:
     """(type, offset, vaddr, filesz) of every program header."""
+    return parse_segments(read_at(h.phoff, h.phentsize * h.phnum), h)
+
+
+def parse_segments(table: bytes, h: Header) -> list[tuple[int, int, int, int]]:
+    """(type, offset, vaddr, filesz) of every program header in the table's bytes."""
     size = 56 if h.is64 else 32
     if h.phnum and h.phentsize < size:
         raise ElfError("bad program header size")
-    table = read_at(h.phoff, h.phentsize * h.phnum)
     segments = []
     for i in range(h.phnum):
         at = i * h.phentsize
@@ -113,7 +121,7 @@ def read_dynamic(read_at: ReadAt) -> ElfDynamic:
     """The dynamic-linking facts of a shared object or executable."""
     h = _header(read_at)
     segments = _segments(read_at, h)
-    dynamic = next((s for s in segments if s[0] == _PT_DYNAMIC), None)
+    dynamic = next((s for s in segments if s[0] == PT_DYNAMIC), None)
     if dynamic is None:
         return ElfDynamic()  # static binary
     entry_size = 16 if h.is64 else 8
@@ -147,7 +155,7 @@ def read_dynamic(read_at: ReadAt) -> ElfDynamic:
 
 def _vaddr_to_offset(segments: list[tuple[int, int, int, int]], vaddr: int) -> int:
     for p_type, offset, seg_vaddr, filesz in segments:
-        if p_type == _PT_LOAD and seg_vaddr <= vaddr < seg_vaddr + filesz:
+        if p_type == PT_LOAD and seg_vaddr <= vaddr < seg_vaddr + filesz:
             return offset + (vaddr - seg_vaddr)
     raise ElfError("address outside every loaded segment")
 
@@ -175,7 +183,11 @@ def section_range(read_at: ReadAt, name: str) -> tuple[int, int] | None:
     names_offset = entry(h.shstrndx)[1]
     for i in range(h.shnum):
         sh_name, offset, sh_size = entry(i)
-        if _string(read_at, names_offset + sh_name) == name:
+        try:
+            found = _string(read_at, names_offset + sh_name)
+        except ElfError:
+            continue  # one unreadable name does not hide the others
+        if found == name:
             return offset, sh_size
     return None
 

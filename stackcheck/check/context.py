@@ -35,6 +35,10 @@ class CudaConsumer:
     evidence: tuple[Evidence, ...]
 
 
+# OCI image architectures by the names `uname -m` and the matrix use.
+_IMAGE_ARCHITECTURES = {"amd64": "x86_64", "arm64": "aarch64"}
+
+
 class CheckContext:
     def __init__(
         self, snapshot: Snapshot, matrix: MatrixIndex, job: JobLayout | None = None
@@ -115,9 +119,12 @@ class CheckContext:
 
     @cached_property
     def cpu_arch(self) -> str | None:
-        """The stack's CPU architecture: the platform's, else the target instance type's."""
+        """The stack's CPU architecture: the platform's, an image's, else the instance type's."""
         if self.snapshot.platform.machine:
             return self.snapshot.platform.machine
+        image = self.snapshot.image
+        if image is not None and image.architecture:
+            return _IMAGE_ARCHITECTURES.get(image.architecture, image.architecture)
         instance = self.matrix.instance(self.snapshot.instance.type)
         return instance.arch if instance else None
 

@@ -8,7 +8,14 @@ import textwrap
 
 from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.formats.base import ReportFormat
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation, RunSpec, Snapshot
+from stackcheck.snapshot.model import (
+    ComponentName,
+    Evidence,
+    ImageInfo,
+    Installation,
+    RunSpec,
+    Snapshot,
+)
 
 _LABEL_WIDTH = 19
 _WIDTH = 100
@@ -100,9 +107,26 @@ def _spec_summary(spec: RunSpec) -> str:
     return ", ".join(parts)
 
 
+def _render_image(image: ImageInfo, out: Writer) -> None:
+    out.row("Image", image.reference)
+    if image.manifest_digest or image.config_digest:
+        out.row(
+            "", f"  manifest {image.manifest_digest or '-'}, config {image.config_digest or '-'}"
+        )
+    platform = "/".join(p for p in (image.os, image.architecture) if p) or "unknown"
+    out.row("", f"  {platform} · {len(image.layers)} layers · created {image.created or '?'}")
+    for label, command in (("entrypoint", image.entrypoint), ("cmd", image.cmd)):
+        if command:
+            out.row("", f"  {label} {' '.join(command)}")
+    for name, value in sorted(image.labels.items()):
+        out.row("Label", f"{name}={value}")
+
+
 def render_stack(snapshot: Snapshot, out: Writer) -> None:
     source = snapshot.source
     out.lines.append(f"Stack of {source.kind} {source.target}")
+    if snapshot.image is not None:
+        _render_image(snapshot.image, out)
     platform = snapshot.platform
     out.row(
         "Platform",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from stackcheck.live.host import LiveHost
 from stackcheck.probes.base import Probe
-from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.context import CONTEXT_NEEDS, ProbeContext
 from stackcheck.probes.cuda import CudaProbe
 from stackcheck.probes.cudnn import CudnnProbe
 from stackcheck.probes.driver import DriverProbe
@@ -24,6 +24,7 @@ from stackcheck.probes.torch import TorchProbe
 from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource
 from stackcheck.views.base import FileView
 from stackcheck.views.directory import DirectoryView
+from stackcheck.views.needs import Needs
 
 # Order matters only for cost: cheap probes first; each reads the view independently.
 PROBES: tuple[Probe, ...] = (
@@ -41,6 +42,9 @@ PROBES: tuple[Probe, ...] = (
     FabricManagerProbe(),
     GdrProbe(),
 )
+
+# Everything the probes read: what an image's layer walk keeps.
+NEEDS = Needs.union([CONTEXT_NEEDS, *(probe.needs for probe in PROBES)])
 
 
 def run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
@@ -72,4 +76,4 @@ def probe_root(root: str, env: Mapping[str, str] | None = None) -> Snapshot:
     return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
 
 
-__all__ = ["PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]
+__all__ = ["NEEDS", "PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]

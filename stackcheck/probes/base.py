@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Installation, Origin, Snapshot
+from stackcheck.views.needs import Needs
 
 
 class Probe(ABC):
@@ -20,6 +21,8 @@ class Probe(ABC):
     """
 
     name: ClassVar[str]
+    # What the probe reads, so a streamed view (an image) keeps exactly that.
+    needs: ClassVar[Needs] = Needs()
 
     @abstractmethod
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None: ...

@@ -13,13 +13,21 @@ from functools import cached_property
 
 from stackcheck.live.host import LiveHost
 from stackcheck.parsers.packages import dpkg_status
-from stackcheck.probes.loader import LoaderPath, loader_path
+from stackcheck.probes.loader import LD_SO_CONF, LoaderPath, loader_path
 from stackcheck.probes.python_envs import PythonEnv, find_python_envs
 from stackcheck.snapshot.model import Evidence, EvidenceKind
 from stackcheck.views.base import FileView
+from stackcheck.views.needs import Needs
 
 DPKG_STATUS = "/var/lib/dpkg/status"
 _PACKAGE_DB_LIMIT = 64 << 20
+# Shared discovery: every shared object (the loader resolves any DT_NEEDED name), the loader's
+# configuration, the package database, and what marks a Python environment.
+CONTEXT_NEEDS = Needs(
+    names=("*.so", "*.so.*", "pyvenv.cfg", "*.egg-info", "pytorch-*.json"),
+    contents=(LD_SO_CONF, f"{LD_SO_CONF}.d/*"),
+    large_contents=((DPKG_STATUS, _PACKAGE_DB_LIMIT),),
+)
 
 
 @dataclass

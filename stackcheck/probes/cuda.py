@@ -24,6 +24,7 @@ from stackcheck.probes.base import (
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 from stackcheck.versions import cuda_from_int, release
+from stackcheck.views.needs import Needs
 
 _VERSION_TXT = re.compile(r"CUDA Version (\d+\.\d+(?:\.\d+)?)")
 _COMPAT_DIRS = (
@@ -35,6 +36,13 @@ _COMPAT_DIRS = (
 
 class CudaProbe(Probe):
     name = "cuda"
+    needs = Needs(
+        contents=(
+            "/usr/local/cuda*/version.json",
+            "/usr/local/cuda*/version.txt",
+            "/usr/local/cuda*/include/cuda_runtime_api.h",
+        )
+    )
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         self._toolkits(ctx, snapshot)

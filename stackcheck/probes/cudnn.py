@@ -26,6 +26,7 @@ from stackcheck.probes.base import (
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 from stackcheck.versions import same_release
+from stackcheck.views.needs import Needs
 
 _WHEEL = re.compile(r"nvidia-cudnn-cu(\d+)$")
 _DEB = re.compile(r"libcudnn(\d+)(?:-cuda-(\d+))?$")
@@ -35,6 +36,7 @@ _HEADER_DIRS = ("../include", "../../include", "/usr/include", "/usr/include/x86
 
 class CudnnProbe(Probe):
     name = "cudnn"
+    needs = Needs(contents=("*/include/*cudnn_version.h", "*/include/*cudnn.h"))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         for env in ctx.python_envs:

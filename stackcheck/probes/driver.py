@@ -20,6 +20,7 @@ from stackcheck.snapshot.model import (
     Origin,
     Snapshot,
 )
+from stackcheck.views.needs import Needs
 
 PROC_VERSION = "/proc/driver/nvidia/version"
 _USER_LIBRARIES = ("libcuda", "libnvidia-ml")
@@ -52,6 +53,7 @@ def _record(
 
 class DriverProbe(Probe):
     name = "driver"
+    needs = Needs(contents=(PROC_VERSION,))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         reasons: list[str] = []

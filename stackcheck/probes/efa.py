@@ -14,6 +14,7 @@ from stackcheck.parsers.packages import efa_installed_packages, libfabric_packag
 from stackcheck.probes.base import Probe, add_installation, libraries, origin_of, set_unknown
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
+from stackcheck.views.needs import BinaryNeed, Needs, Search
 
 EFA_PACKAGES = "/opt/amazon/efa_installed_packages"
 EFA_LIB_DIRS = ("/opt/amazon/efa/lib", "/opt/amazon/efa/lib64")
@@ -27,6 +28,10 @@ _DEBIAN_PACKAGES = ("libfabric1", "libfabric-aws", "libfabric-bin")
 
 class EfaProbe(Probe):
     name = "efa"
+    needs = Needs(
+        contents=(EFA_PACKAGES,),
+        binaries=(BinaryNeed("libfabric.so*", searches=(Search(_BINARY_LIBFABRIC),)),),
+    )
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         text = ctx.view.read_text(EFA_PACKAGES, 1 << 16)

@@ -11,6 +11,7 @@ import re
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import EnvVar, Snapshot
+from stackcheck.views.needs import Needs
 
 RELEVANT = re.compile(
     r"^(?:NCCL_|FI_|OFI_NCCL_|RDMAV_|CUDA_|CUDNN_|CUBLAS_|TORCH_|PYTORCH_|NVIDIA_|NV_|OMP_NUM_THREADS$"
@@ -26,6 +27,7 @@ def is_recorded(name: str) -> bool:
 
 class EnvironmentProbe(Probe):
     name = "environment"
+    needs = Needs(contents=(NCCL_CONF,))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         for name in sorted(ctx.env):

@@ -9,6 +9,7 @@ from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.probes.driver import nvml_present
 from stackcheck.snapshot.model import Evidence, Gpu, Snapshot
+from stackcheck.views.needs import Needs
 
 PROC_GPUS = "/proc/driver/nvidia/gpus"
 _SMI_FIELDS = ("index", "name", "memory.total", "pci.bus_id", "driver_version", "compute_cap")
@@ -28,6 +29,7 @@ def _gpu(record: GpuRecord, evidence: Evidence) -> Gpu:
 
 class GpuProbe(Probe):
     name = "gpus"
+    needs = Needs(contents=(f"{PROC_GPUS}/*/information",))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         reasons: list[str] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import Evidence, Snapshot
+from stackcheck.views.needs import Needs
 
 DMI = "/sys/devices/virtual/dmi/id"
 DLAMI_TRACE = "/opt/dlami"
@@ -13,6 +14,7 @@ DLAMI_TRACE = "/opt/dlami"
 
 class InstanceProbe(Probe):
     name = "instance"
+    needs = Needs(contents=(f"{DMI}/sys_vendor", f"{DMI}/product_name"))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         instance = snapshot.instance

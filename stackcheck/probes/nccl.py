@@ -25,6 +25,7 @@ from stackcheck.probes.base import (
 )
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
+from stackcheck.views.needs import BinaryNeed, Needs, Search
 
 VERSION_STRING = re.compile(rb"NCCL version (\d+\.\d+\.\d+)[A-Za-z0-9._-]*\+cuda(\d+\.\d+)")
 _WHEEL = re.compile(r"nvidia-nccl-cu(\d+)$")
@@ -33,6 +34,12 @@ _DEB = re.compile(r"(\d+\.\d+\.\d+)-\d+\+cuda(\d+\.\d+)")
 
 class NcclProbe(Probe):
     name = "nccl"
+    needs = Needs(
+        contents=("*/include/nccl.h",),
+        binaries=(
+            BinaryNeed("libnccl.so*", searches=(Search(VERSION_STRING, (b"NCCL version ",)),)),
+        ),
+    )
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         dirs = [

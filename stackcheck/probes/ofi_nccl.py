@@ -16,6 +16,7 @@ from stackcheck.probes.base import Probe, add_installation, set_unknown
 from stackcheck.probes.context import ProbeContext
 from stackcheck.probes.efa import EFA_PACKAGES
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
+from stackcheck.views.needs import BinaryNeed, Needs, Search
 
 PLUGIN_DIRS = (
     "/opt/amazon/ofi-nccl/lib",
@@ -55,6 +56,14 @@ def plugin_names(env: Mapping[str, str]) -> list[str]:
 
 class OfiNcclProbe(Probe):
     name = "ofi-nccl"
+    needs = Needs(
+        contents=(EFA_PACKAGES,),
+        binaries=(
+            BinaryNeed(
+                "libnccl-net*.so*", dynamic=True, searches=(Search(_VERSION, (b"aws-ofi-nccl",)),)
+            ),
+        ),
+    )
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         seen: dict[str, str] = {}

@@ -9,6 +9,7 @@ from stackcheck.parsers.source import os_release
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.snapshot.model import Evidence, Snapshot
+from stackcheck.views.needs import Needs
 
 _MULTIARCH = {"x86_64": "/usr/lib/x86_64-linux-gnu", "aarch64": "/usr/lib/aarch64-linux-gnu"}
 # Files container engines create, and cgroup paths of their processes.
@@ -30,6 +31,7 @@ def in_container(ctx: ProbeContext) -> Evidence | None:
 
 class PlatformProbe(Probe):
     name = "platform"
+    needs = Needs(contents=("/etc/os-release", "/usr/lib/os-release", "/proc/sys/kernel/osrelease"))
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         platform = snapshot.platform

@@ -18,6 +18,7 @@ from stackcheck.probes.context import ProbeContext
 from stackcheck.probes.python_envs import PythonEnv
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 from stackcheck.versions import local_tag
+from stackcheck.views.needs import BinaryNeed, Needs, Search
 
 # A whole NUL-terminated string of arch names, not part of a longer text.
 ARCH_LIST = re.compile(
@@ -33,6 +34,13 @@ TRACKED_LIBRARIES = {
 
 class TorchProbe(Probe):
     name = "torch"
+    needs = Needs(
+        contents=("*/torch/version.py",),
+        binaries=(
+            BinaryNeed("libtorch_cuda.so", dynamic=True),
+            BinaryNeed("libtorch_python.so", searches=(Search(ARCH_LIST, (b"sm_", b"compute_")),)),
+        ),
+    )
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         for env in ctx.python_envs:

@@ -46,6 +46,12 @@ from stackcheck.rules.gpu_visibility import (
     FewerGpusThanParallelism,
     NoGpuVisible,
 )
+from stackcheck.rules.image_metadata import (
+    EnvCudaMismatch,
+    EnvCudnnMismatch,
+    EnvNcclMismatch,
+    RequireCudaUnsatisfied,
+)
 from stackcheck.rules.layout import (
     ExpertAllToAllOutsideNvlink,
     ExpertParallelExperts,
@@ -82,6 +88,10 @@ RULES: tuple[Rule, ...] = (
     NcclTooOldForGpu(),
     CudnnGpuUnsupported(),
     CudnnDriverTooOld(),
+    EnvNcclMismatch(),
+    EnvCudnnMismatch(),
+    EnvCudaMismatch(),
+    RequireCudaUnsatisfied(),
     NetPluginMissing(),
     NetPluginUnresolved(),
     EfaNotVisible(),

@@ -17,7 +17,7 @@ from stackcheck.fleet.hostlist import compress
 from stackcheck.fleet.model import DriftFinding, DriftValue, NodeFinding
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.libraries import _loaded
+from stackcheck.rules.libraries import loaded_by_torch
 from stackcheck.snapshot.model import ComponentName, Evidence, Snapshot
 
 NCCL_MISMATCH = (
@@ -107,7 +107,7 @@ def _nccl_in_use(matrix: MatrixIndex) -> Aspect:
             if torch.properties.get("loads_nccl") == "static":
                 used[f"static in PyTorch {torch.version}"] = torch.evidence[:1]
                 continue
-            loaded = _loaded(ctx, torch, "nccl", ComponentName.NCCL)
+            loaded = loaded_by_torch(ctx, torch, "nccl", ComponentName.NCCL)
             if loaded is not None:
                 used[loaded.version or "version unknown"] = loaded.evidence[:1]
         if not used:

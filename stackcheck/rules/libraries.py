@@ -19,7 +19,7 @@ def _holds(installation: Installation, path: str) -> bool:
     )
 
 
-def _loaded(
+def loaded_by_torch(
     ctx: CheckContext, torch: Installation, key: str, component: ComponentName
 ) -> Installation | None:
     path = torch.properties.get(f"loads_{key}", "")
@@ -56,7 +56,7 @@ class CudnnCudaMismatch(Rule):
                 for c in ctx.installations(ComponentName.CUDNN)
                 if c.python_env == torch.python_env and c.origin in ("pip", "report")
             ]
-            loaded = _loaded(ctx, torch, "cudnn", ComponentName.CUDNN)
+            loaded = loaded_by_torch(ctx, torch, "cudnn", ComponentName.CUDNN)
             if loaded is not None and loaded not in candidates:
                 candidates.append(loaded)
             for cudnn in candidates:
@@ -127,7 +127,7 @@ class MultipleNccl(Rule):
         nccl = ctx.installations(ComponentName.NCCL)
         for torch in ctx.torch_cuda_builds:
             own = [n for n in nccl if n.origin == "pip" and n.python_env == torch.python_env]
-            loaded = _loaded(ctx, torch, "nccl", ComponentName.NCCL)
+            loaded = loaded_by_torch(ctx, torch, "nccl", ComponentName.NCCL)
             if loaded is not None and own and loaded not in own:
                 how = next((e for e in torch.evidence if "libnccl" in (e.detail or "")), None)
                 yield self.finding(

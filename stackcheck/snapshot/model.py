@@ -67,6 +67,7 @@ EvidenceKind = Literal[
     "dmi",  # /sys/devices/virtual/dmi
     "imds",  # the EC2 instance metadata service
     "image-config",  # an image's config (ENV, labels)
+    "target",  # a fact of the host an image is meant for (--driver, --gpu, --host)
     "text",  # a line of pasted text
     "matrix",  # derived from the compatibility matrix
 ]
@@ -263,6 +264,31 @@ class ProbeNote(_Model):
     message: str
 
 
+class ImageLayer(_Model):
+    digest: str
+    size: int | None = None
+    media_type: str | None = None
+
+
+class ImageInfo(_Model):
+    """What an image's manifest and config say, beside what its files say."""
+
+    reference: str
+    transport: str
+    manifest_digest: str | None = None
+    config_digest: str | None = None
+    os: str | None = None
+    architecture: str | None = None
+    created: str | None = None
+    env: list[str] = Field(default_factory=list)
+    labels: dict[str, str] = Field(default_factory=dict)
+    entrypoint: list[str] | None = None
+    cmd: list[str] | None = None
+    working_dir: str | None = None
+    user: str | None = None
+    layers: list[ImageLayer] = Field(default_factory=list)
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -290,6 +316,7 @@ class Snapshot(_Model):
         "not mention is unknown, not absent.",
     )
     notes: list[ProbeNote] = Field(default_factory=list)
+    image: ImageInfo | None = Field(default=None, description="Set when the source is an image.")
 
     def component(self, name: ComponentName) -> Component:
         return self.components.setdefault(name, Component())

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# podman from Debian serving the Docker API on a unix socket, with a private image store, for the
+# image tests. Nothing outside STATE_DIR is written (the system image store is left alone).
+#   podman.sh start STATE_DIR   install if needed, start, print `export` lines for the tests
+#   podman.sh stop STATE_DIR    stop the service by its PID
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+service_arguments podman.sh "$@"
+
+case $action in
+start)
+    command -v podman >/dev/null || install_packages podman
+    stop_by_pidfile "$state/podman.pid"
+    rm -f "$state/podman.sock"
+    # cgroupfs and file events: there is no systemd on CI machines.
+    printf '[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' >"$state/containers.conf"
+    CONTAINERS_CONF=$state/containers.conf \
+        podman --root "$state/storage" --runroot "$state/runroot" \
+        system service --time=0 "unix://$state/podman.sock" >"$state/podman.log" 2>&1 &
+    echo $! >"$state/podman.pid"
+    if ! wait_until 10 test -S "$state/podman.sock"; then
+        echo "podman service did not start; see $state/podman.log" >&2
+        exit 1
+    fi
+    echo "export STACKCHECK_PODMAN_SOCKET=$state/podman.sock"
+    echo "export STACKCHECK_PODMAN_STORE='--root $state/storage --runroot $state/runroot'"
+    ;;
+stop) stop_by_pidfile "$state/podman.pid" ;;
+esac

@@ -1,0 +1,1 @@
+"""Where images come from: archives, OCI layouts, a Docker-compatible engine, a registry."""
