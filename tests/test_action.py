@@ -14,6 +14,7 @@ from stackcheck.probes import probe_root
 from stackcheck.snapshot import dump_snapshot
 from tests.support import scenarios
 from tests.support.actions import ActionRun, run_action
+from tests.support.images import ImageBuilder, ImageSpec
 from tests.support.rootfs import Root
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -88,3 +89,49 @@ def test_missing_inputs_exit_2(runner_bin: str, tmp_path: Path) -> None:
     run = action(runner_bin, tmp_path)
     assert run.outputs["exit-code"] == "2"
     assert "give one of the inputs image, snapshot or dockerfile" in run.log
+
+
+def test_image_with_its_dockerfile(
+    runner_bin: str, root: Root, images: ImageBuilder, tmp_path: Path
+) -> None:
+    """A real docker-archive (tar layers written by the test) and the Dockerfile it came from."""
+    scenarios.dlami_p5(root)  # a whole stack in one layer
+    archive = images.docker_archive(
+        ImageSpec(
+            [images.layer(root.path)],
+            env={"NCCL_P2P_DISABLE": "1", "CUDA_LAUNCH_BLOCKING": "1"},
+            history=["COPY stack / # buildkit"],
+        )
+    )
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "Dockerfile").write_text(
+        "FROM ubuntu:22.04\n"
+        "COPY stack /\n"
+        "ENV NCCL_P2P_DISABLE=1\n"
+        "# stackcheck: ignore[SC604]\n"
+        "ENV CUDA_LAUNCH_BLOCKING=1\n"
+    )
+    sarif = tmp_path / "image.sarif"
+    run = action(
+        runner_bin,
+        tmp_path,
+        image=f"docker-archive:{archive}",
+        dockerfile="Dockerfile",
+        instance="p5.48xlarge",
+        sarif=str(sarif),
+        **{"fail-on": "warning"},
+    )
+    assert run.outputs["exit-code"] == "1", run.log
+    assert run.failed_step == "Run stackcheck"
+    assert "::warning file=Dockerfile,line=3,title=SC601 " in run.log
+    assert "title=SC604 " not in run.log  # ignored inline, so not annotated
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    sc601 = next(r for r in results if r["ruleId"] == "SC601")
+    assert sc601["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "Dockerfile"},
+        "region": {"startLine": 3},
+    }
+    report = json.loads(Path(run.outputs["report-json"]).read_text())
+    assert [s["finding"]["id"] for s in report["suppressed"]] == ["SC604"]
+    assert "| 🟠 warning | `SC601`" in run.summary

@@ -75,6 +75,31 @@ class CheckContext:
         return bool(self.snapshot.gpus.devices) or self.driver is not None
 
     @cached_property
+    def cuda_base(self) -> list[Installation]:
+        """CUDA that an image's base stands for (a Dockerfile's FROM nvidia/cuda:…, a DLC or NGC
+        tag), as opposed to CUDA found installed in files."""
+        return [
+            i
+            for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+            for i in self.installations(name)
+            if i.origin == "image-config" and i.cuda
+        ]
+
+    @cached_property
+    def built_for_gpus(self) -> list[Evidence]:
+        """Why this stack is meant to run on NVIDIA GPUs: GPUs or a driver, a CUDA base image,
+        or an image config that asks for CUDA (NVIDIA_REQUIRE_CUDA, CUDA_VERSION)."""
+        evidence = [e for g in self.gpus for e in g.evidence[:1]]
+        if self.driver is not None:
+            evidence.extend(self.driver.evidence[:1])
+        evidence.extend(e for i in self.cuda_base for e in i.evidence[:1])
+        for name in ("NVIDIA_REQUIRE_CUDA", "CUDA_VERSION"):
+            var = self.snapshot.env.get(name)
+            if var is not None and var.evidence.kind == "image-config":
+                evidence.append(var.evidence)
+        return evidence
+
+    @cached_property
     def torch_cuda_builds(self) -> list[Installation]:
         return [
             t

@@ -8,11 +8,22 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from stackcheck import __version__
-from stackcheck.cli import check, fleet, matrix, plan, probe, recommend, rules, scan, triage
+from stackcheck.cli import (
+    check,
+    fleet,
+    lint_dockerfile,
+    matrix,
+    plan,
+    probe,
+    recommend,
+    rules,
+    scan,
+    triage,
+)
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
 
-COMMANDS = (check, probe, scan, triage, fleet, rules, matrix, recommend, plan)
+COMMANDS = (check, probe, scan, triage, lint_dockerfile, fleet, rules, matrix, recommend, plan)
 
 DESCRIPTION = """\
 Lint the software stack under GPU distributed training: NVIDIA driver, CUDA, cuDNN, NCCL,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from stackcheck.check.model import Finding, Report
     from stackcheck.matrix import Matrix
+    from stackcheck.policy import InlineIgnores
     from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
 
@@ -177,17 +178,23 @@ def warn(message: str) -> None:
     sys.stderr.write(f"stackcheck: warning: {message}\n")
 
 
-def emit(report: Report, args: argparse.Namespace, json_extra: dict[str, Any] | None = None) -> int:
+def emit(
+    report: Report,
+    args: argparse.Namespace,
+    json_extra: dict[str, Any] | None = None,
+    inline: InlineIgnores | None = None,
+) -> int:
     """Apply the policy, write the side files, print the chosen format (for text output, the
     report's warnings, such as a stale matrix, go to stderr too), return the exit code.
-    ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``)."""
+    ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``); ``inline``
+    holds a Dockerfile's inline ignores."""
     from stackcheck.formats import get_format
     from stackcheck.policy import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
 
     config = config_from(args)
     baseline = load_baseline(Path(args.baseline)) if args.baseline else set()
-    report = apply_policy(report, config, baseline, args.baseline or "")
+    report = apply_policy(report, config, baseline, args.baseline or "", inline)
     if args.write_baseline:
         count = write_baseline(report, Path(args.write_baseline))
         sys.stderr.write(

@@ -7,8 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from stackcheck.cli.common import add_matrix_argument, add_report_arguments, emit, matrix_from
-from stackcheck.errors import StackcheckError
+from stackcheck.cli.common import (
+    add_matrix_argument,
+    add_report_arguments,
+    emit,
+    matrix_from,
+    read_snapshot,
+)
 
 HELP = "scan a container image (archive, OCI layout, engine, registry) without running it"
 IMAGE_HELP = (
@@ -53,6 +58,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="a host snapshot (`stackcheck probe --json`) to take the driver, GPUs, instance "
         "and EFA devices from",
     )
+    parser.add_argument(
+        "--dockerfile",
+        metavar="PATH",
+        help="the Dockerfile the image was built from: findings point at its lines, and its "
+        "`# stackcheck: ignore[ID]` comments apply",
+    )
     add_matrix_argument(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -60,24 +71,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
+    from stackcheck.dockerfile.anchors import anchor_findings
+    from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
     from stackcheck.image.cache import LayerCache, default_cache_dir
     from stackcheck.image.progress import Progress
     from stackcheck.image.scan import scan_image
     from stackcheck.image.sources.resolve import open_source
     from stackcheck.matrix.index import MatrixIndex
     from stackcheck.probes import NEEDS
-    from stackcheck.snapshot import load_snapshot
     from stackcheck.snapshot.target import TargetHost, pair_with_target
     from stackcheck.views.needs import CompiledNeeds
 
     matrix = matrix_from(args)
-    host = None
-    if args.host is not None:
-        try:
-            text = Path(args.host).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StackcheckError(f"cannot read --host {args.host}: {exc.strerror}") from None
-        host = load_snapshot(text, args.host)
+    host = read_snapshot(args.host) if args.host is not None else None
+    dockerfile = read_dockerfile(args.dockerfile) if args.dockerfile else None
     target = TargetHost(args.driver, args.gpu, args.instance, host, f"host {args.host}")
     source = open_source(args.image, args.platform, args.insecure)
     cache = None
@@ -86,6 +93,13 @@ def run(args: argparse.Namespace) -> int:
             args.cache_dir or default_cache_dir(), CompiledNeeds(NEEDS).fingerprint()
         )
     snapshot, _ = scan_image(source, cache, Progress(sys.stderr))
+    index = MatrixIndex(matrix)
     if target.given:
-        pair_with_target(snapshot, target, MatrixIndex(matrix))
-    return emit(check(snapshot, matrix), args)
+        pair_with_target(snapshot, target, index)
+    report = check(snapshot, matrix)
+    if dockerfile is None:
+        return emit(report, args)
+    linted = lint_dockerfile(dockerfile, args.dockerfile, index)
+    layers = snapshot.image.layers if snapshot.image else []
+    report = anchor_findings(report, linted.dockerfile, args.dockerfile, layers)
+    return emit(report, args, inline=linted.ignores)

@@ -125,6 +125,15 @@ def image_env(config: dict[str, Any]) -> dict[str, str]:
     return env
 
 
+def _layer_steps(config: dict[str, Any], count: int) -> list[str | None]:
+    """The ``created_by`` of each layer: the history entries that made a layer, in order."""
+    history = [h for h in config.get("history") or [] if isinstance(h, dict)]
+    steps: list[str | None] = [
+        str(h.get("created_by") or "") or None for h in history if not h.get("empty_layer")
+    ]
+    return steps if len(steps) == count else [None] * count
+
+
 def image_info(source: ImageSource, manifest: ImageManifest) -> ImageInfo:
     config = manifest.config
     inner = config.get("config") or {}
@@ -147,8 +156,12 @@ def image_info(source: ImageSource, manifest: ImageManifest) -> ImageInfo:
         working_dir=inner.get("WorkingDir") or None,
         user=inner.get("User") or None,
         layers=[
-            ImageLayer(digest=layer.digest, size=layer.size, media_type=layer.media_type)
-            for layer in manifest.layers
+            ImageLayer(
+                digest=layer.digest, size=layer.size, media_type=layer.media_type, created_by=step
+            )
+            for layer, step in zip(
+                manifest.layers, _layer_steps(config, len(manifest.layers)), strict=True
+            )
         ],
     )
 

@@ -76,7 +76,7 @@ class _Builder:
 
     def evidence(self, line: Line) -> Evidence:
         return Evidence(
-            kind="text", source=f"{self.target}:{line.number}", detail=line.raw.strip()[:200]
+            kind="text", source=self.target, line=line.number, detail=line.raw.strip()[:200]
         )
 
     def component(self, fact: ComponentFact) -> None:

@@ -72,7 +72,7 @@ from stackcheck.rules.memlock import MemlockLimited, RdmaCannotPinMemory
 from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
-from stackcheck.rules.torch_build import CpuOnlyTorch, TorchMissingArch
+from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
 
 RULES: tuple[Rule, ...] = (
     DriverTooOld(),
@@ -82,6 +82,7 @@ RULES: tuple[Rule, ...] = (
     ForwardCompatInUse(),
     CpuOnlyTorch(),
     TorchMissingArch(),
+    TorchCudaBaseMismatch(),
     CudnnCudaMismatch(),
     MultipleNccl(),
     NcclKnownIssue(),

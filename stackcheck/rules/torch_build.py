@@ -20,7 +20,8 @@ class CpuOnlyTorch(Rule):
     title = "CPU-only PyTorch on a GPU host"
     doc = RuleDoc(
         what="Finds PyTorch builds without CUDA (`+cpu`, `torch.version.cuda` None, no "
-        "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver.",
+        "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver, or in an image "
+        "built for GPUs (a CUDA base image, NVIDIA_REQUIRE_CUDA or CUDA_VERSION in its config).",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -34,6 +35,14 @@ class CpuOnlyTorch(Rule):
         builds = ctx.installations(ComponentName.TORCH)
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
         if not ctx.has_nvidia_gpu:
+            if ctx.built_for_gpus and len(cpu_only) == len(builds):
+                for torch in cpu_only:
+                    yield self.finding(
+                        f"PyTorch {torch.version or ''} has no CUDA support, but this image is "
+                        "built for NVIDIA GPUs.",
+                        [*torch.evidence[:2], *ctx.built_for_gpus[:2]],
+                    )
+                return
             yield from self._next_to_cuda_packages(ctx, cpu_only)
             return
         others = len(builds) - len(cpu_only)
@@ -73,6 +82,38 @@ class CpuOnlyTorch(Rule):
                     [*torch.evidence[:2], *cuda[0].evidence[:1]],
                     severity=Severity.WARNING,
                 )
+
+
+class TorchCudaBaseMismatch(Rule):
+    id = "SC203"
+    name = "torch-cuda-base-mismatch"
+    family = "driver-cuda"
+    severity = Severity.WARNING
+    title = "PyTorch built for another CUDA major than the base image"
+    doc = RuleDoc(
+        what="Compares the CUDA a PyTorch build targets (the `cuXXX` wheel index or local "
+        "version a Dockerfile installs) with the CUDA of the image's base (nvidia/cuda, a DLC "
+        "or an NGC tag).",
+        why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
+        "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
+        "`The detected CUDA version mismatches the version that was used to compile PyTorch`.",
+        example="FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 with `pip install torch --index-url "
+        "https://download.pytorch.org/whl/cu118`.",
+        fix="Install the PyTorch wheel for the base image's CUDA (e.g. the cu124 index on a "
+        "CUDA 12.4 base), or start from a base image of the wheel's CUDA.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for base in ctx.cuda_base:
+            want = versions.major(base.cuda)
+            for torch in ctx.torch_cuda_builds:
+                have = versions.major(torch.cuda)
+                if want is not None and have is not None and have != want:
+                    yield self.finding(
+                        f"PyTorch {torch.version or ''} is built for CUDA {torch.cuda}, the base "
+                        f"image for CUDA {base.cuda}.",
+                        [*torch.evidence[:1], *base.evidence[:1]],
+                    )
 
 
 class TorchMissingArch(Rule):

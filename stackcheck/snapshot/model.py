@@ -255,7 +255,7 @@ class Platform(_Model):
 
 
 class SnapshotSource(_Model):
-    kind: Literal["host", "root", "image", "text", "plan"]
+    kind: Literal["host", "root", "image", "text", "plan", "dockerfile"]
     target: str
 
 
@@ -268,6 +268,7 @@ class ImageLayer(_Model):
     digest: str
     size: int | None = None
     media_type: str | None = None
+    created_by: str | None = None  # the build step that made it, from the config's history
 
 
 class ImageInfo(_Model):

@@ -57,6 +57,7 @@ class ImageSpec:
     cmd: Sequence[str] = ("/bin/sh",)
     entrypoint: Sequence[str] | None = None
     architecture: str = "amd64"
+    history: Sequence[str] = ()  # created_by of each layer, as `docker build` records them
 
     def config(self) -> bytes:
         inner: dict[str, object] = {
@@ -73,6 +74,8 @@ class ImageSpec:
             "config": inner,
             "rootfs": {"type": "layers", "diff_ids": [layer.diff_id for layer in self.layers]},
         }
+        if self.history:
+            document["history"] = [{"created_by": step} for step in self.history]
         return json.dumps(document).encode()
 
 
