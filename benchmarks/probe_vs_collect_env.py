@@ -10,12 +10,13 @@ collect_env needs PyTorch: the script makes a virtualenv with PyTorch's CPU whee
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 BENCH_VENV = PROJECT / ".cache" / "bench-venv"
@@ -53,19 +54,15 @@ def main() -> int:
         [sys.executable, "-m", "stackcheck", "probe", "--json", "--no-network"], args.runs
     )
     collect = timed([str(other), "-m", "torch.utils.collect_env"], args.runs)
-    result = {
+    probe_s, collect_s = statistics.median(probe), statistics.median(collect)
+    result: dict[str, object] = {
         "runs": args.runs,
-        "stackcheck_probe_median_s": round(statistics.median(probe), 3),
-        "collect_env_median_s": round(statistics.median(collect), 3),
+        "stackcheck_probe_median_s": round(probe_s, 3),
+        "collect_env_median_s": round(collect_s, 3),
+        "ratio": round(probe_s / collect_s, 3),
+        "goal": "ratio <= 0.1",
     }
-    result["ratio"] = round(result["stackcheck_probe_median_s"] / result["collect_env_median_s"], 3)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        probe_s, collect_s = result["stackcheck_probe_median_s"], result["collect_env_median_s"]
-        print(f"stackcheck probe   median {probe_s:.3f} s  ({args.runs} runs)")
-        print(f"collect_env        median {collect_s:.3f} s  ({args.runs} runs)")
-        print(f"ratio              {result['ratio']:.3f}x   (goal <= 0.1x)")
+    print_result(result, args.json)
     return 0
 
 

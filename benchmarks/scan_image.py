@@ -27,6 +27,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from _common import print_result  # benchmarks/ is the script's folder
+
 PROJECT = Path(__file__).resolve().parent.parent
 WORK = PROJECT / ".cache" / "bench-image"
 ARCHIVE = WORK / "ngc-like.docker.tar"
@@ -198,11 +200,7 @@ def main() -> int:
         "cpus": os.cpu_count(),
         "real_nccl": nccl is not None,
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key:28} {value}")
+    print_result(result, args.json)
     return 0
 
 

@@ -8,13 +8,14 @@ fresh process on the largest body, as a user would run it.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
@@ -74,11 +75,7 @@ def main() -> int:
         "long_paste_s": round(long_paste, 3),
         "cli_cold_start_median_s": round(statistics.median(cold), 3),
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key:28} {value}")
+    print_result(result, args.json)
     return 0
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from stackcheck.check.model import Finding, Report
     from stackcheck.matrix import Matrix
-    from stackcheck.policy import InlineIgnores
+    from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
 
@@ -189,7 +189,7 @@ def emit(
     ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``); ``inline``
     holds a Dockerfile's inline ignores."""
     from stackcheck.formats import get_format
-    from stackcheck.policy import apply_policy
+    from stackcheck.policy.apply import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
 
     config = config_from(args)
