@@ -500,3 +500,14 @@ def test_truncated_zstd_layer(root: Root, images: ImageBuilder) -> None:
     blob.write_bytes(blob.read_bytes()[:100_000])
     done = run_stackcheck("scan", f"oci:{layout}", "--no-cache")
     assert_one_line_error(done, "truncated tar stream")
+
+
+def test_an_image_for_an_nvswitch_instance_does_not_need_its_own_fabric_manager(
+    root: Root, images: ImageBuilder, cli: Cli
+) -> None:
+    """The fabric manager runs on the host; an image scanned for a p5 must not be faulted for it."""
+    archive = cuda13_image(root, images)
+    done = cli("scan", str(archive), "--instance", "p5.48xlarge", "--no-cache", "--format", "json")
+    report = json.loads(done.out)
+    assert report["snapshot"]["platform"]["container"] is True
+    assert "SC521" not in {f["id"] for f in report["findings"]}

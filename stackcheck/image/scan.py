@@ -198,5 +198,7 @@ def scan_image(
         raise ImageError(f"{source.reference}: {loops[0]}")
     _stamp_layers(snapshot, view)
     snapshot.image = image_info(source, manifest)
+    # An image runs as a container: host daemons (the fabric manager) live outside it.
+    snapshot.platform.container = True
     analyzer.stats.layers = len(manifest.layers)
     return snapshot, analyzer.stats
