@@ -406,7 +406,7 @@ def test_kubernetes_pod_spec() -> None:
 
 
 def test_error_messages_anywhere() -> None:
-    assert [o.value for o in snapshot_of(body("030")).observations("cuda-error")] == ["802"]
+    assert [o.value for o in snapshot_of(body("031")).observations("cuda-error")] == ["802"]
     assert snapshot_of(body("033")).observations("no-gpu")
     too_old = snapshot_of(body("009"))
     assert one(too_old, ComponentName.DRIVER) == (None, "11.4")
@@ -428,4 +428,4 @@ def test_facts_describe_themselves_for_show_parsed() -> None:
     assert {RunSpecFact, EnvFact, RuntimeFact} <= kinds
     assert all(f.describe() for f in facts_of(body("046")))
     assert {GpuFact, ComponentFact} <= {type(f) for f in facts_of(body("046"))}
-    assert any(isinstance(f, ObservationFact) for f in facts_of(body("030")))
+    assert any(isinstance(f, ObservationFact) for f in facts_of(body("031")))
