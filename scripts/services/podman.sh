@@ -2,7 +2,7 @@
 # podman from Debian serving the Docker API on a unix socket, with a private image store, for the
 # image tests. Nothing outside STATE_DIR is written (the system image store is left alone).
 #   podman.sh start STATE_DIR   install if needed, start, print `export` lines for the tests
-#   podman.sh stop STATE_DIR    stop the service by its PID
+#   podman.sh stop STATE_DIR    stop the service by its PID, and release the store's overlay mount
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 service_arguments podman.sh "$@"
@@ -25,5 +25,11 @@ start)
     echo "export STACKCHECK_PODMAN_SOCKET=$state/podman.sock"
     echo "export STACKCHECK_PODMAN_STORE='--root $state/storage --runroot $state/runroot'"
     ;;
-stop) stop_by_pidfile "$state/podman.pid" ;;
+stop)
+    stop_by_pidfile "$state/podman.pid"
+    # podman's overlay driver bind-mounts its own store; release it so the directory can go.
+    if mountpoint -q "$state/storage/overlay" 2>/dev/null; then
+        umount "$state/storage/overlay" || true
+    fi
+    ;;
 esac
