@@ -16,7 +16,6 @@ libraries are built with it).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -26,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
@@ -133,13 +134,9 @@ def run_once(directory: Path, nodelist: str, output: str) -> tuple[float, float,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = benchmark_parser(__doc__, runs=3)
     parser.add_argument("--nodes", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--all-distinct", action="store_true", help="every node a stack of its own")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="fleet-bench-") as scratch:
@@ -170,11 +167,7 @@ def main() -> int:
             check=False,
         )
         result["summary"] = json.loads(summary.stdout)["summary"]
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key:<22} {value}")
+    print_result(result, args.json)
     return 0
 
 

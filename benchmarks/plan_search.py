@@ -8,10 +8,10 @@ shows how long a plan takes without the interpreter's start-up.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
+
+from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
 
 from stackcheck.matrix import load_matrix
 from stackcheck.plan.planner import make_plan
@@ -31,14 +31,10 @@ REQUESTS: dict[str, dict[str, object]] = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser = benchmark_parser(__doc__, runs=5)
     args = parser.parse_args()
     matrix = load_matrix()
-    medians = {}
+    medians: dict[str, float] = {}
     for label, fields in REQUESTS.items():
         request = PlanRequest.model_validate(
             {**fields, "params": parse_count(str(fields["params"]))}
@@ -48,12 +44,8 @@ def main() -> int:
             started = time.perf_counter()
             make_plan(request, matrix)
             times.append(time.perf_counter() - started)
-        medians[label] = statistics.median(times)
-    if args.json:
-        print(json.dumps(medians, indent=2))
-    else:
-        for label, seconds in medians.items():
-            print(f"{seconds:7.3f} s  {label}")
+        medians[label] = round(statistics.median(times), 3)
+    print_result(medians, args.json)
     return 0
 
 

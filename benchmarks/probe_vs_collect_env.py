@@ -9,14 +9,13 @@ collect_env needs PyTorch: the script makes a virtualenv with PyTorch's CPU whee
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from _common import print_result  # benchmarks/ is the script's folder
+from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 BENCH_VENV = PROJECT / ".cache" / "bench-venv"
@@ -41,12 +40,8 @@ def timed(argv: list[str], runs: int) -> list[float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=7)
+    parser = benchmark_parser(__doc__, runs=7)
     parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
 
     other = args.collect_env_python or collect_env_python()

@@ -13,7 +13,6 @@ Reported, in one run: the decompression baseline (one `gzip -dc` over every laye
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import io
 import json
@@ -27,7 +26,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from _common import print_result  # benchmarks/ is the script's folder
+from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORK = PROJECT / ".cache" / "bench-image"
@@ -168,10 +167,7 @@ def timed(argv: list[str]) -> tuple[float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser = benchmark_parser(__doc__, runs=None)
     args = parser.parse_args()
     artifacts = Path(os.environ.get("STACKCHECK_ARTIFACTS", PROJECT / ".cache" / "artifacts"))
     found = list((artifacts / "realroot").glob("opt/pytorch/lib/python3*/site-packages"))

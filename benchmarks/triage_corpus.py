@@ -7,7 +7,6 @@ fresh process on the largest body, as a user would run it.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import print_result  # benchmarks/ is the script's folder
+from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
@@ -32,11 +31,7 @@ def bodies() -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser = benchmark_parser(__doc__, runs=5)
     args = parser.parse_args()
 
     texts = bodies()

@@ -26,5 +26,6 @@ echo "== ruff"
 "$VENV/bin/ruff" format --check stackcheck tests benchmarks
 echo "== mypy"
 "$VENV/bin/mypy"
+"$VENV/bin/mypy" benchmarks  # scripts, not a package: checked on their own
 echo "== pytest"
 "$VENV/bin/python" -m pytest "$@"
