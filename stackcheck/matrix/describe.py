@@ -23,7 +23,6 @@ from stackcheck.matrix.models import (
     Dlami,
     Fact,
     KnownIssue,
-    OfiNcclRelease,
 )
 
 _Entry = TypeVar("_Entry", bound=Fact)
@@ -249,21 +248,17 @@ def _cudnn(index: MatrixIndex, key: str) -> Answer:
     return Answer(table="cudnn", query=key, entries=[_dump(release)])
 
 
-def _plugins_for(index: MatrixIndex, low: int, high: int) -> list[OfiNcclRelease]:
-    return [r for r in index.matrix.ofi_nccl if any(low <= v <= high for v in r.net_api)]
-
-
 def _nccl(index: MatrixIndex, key: str) -> Answer:
     release = _required(index.nccl_release(key), "nccl", key)
     related = _issues_for(index.matrix.nccl, key)
-    if release.net_api is not None:
-        low = release.net_api_min or release.net_api
-        plugins = [p.version for p in _plugins_for(index, low, release.net_api)]
+    span = release.net_api_span()
+    if span is not None:
+        plugins = [p.version for p in index.matrix.ofi_nccl if p.loadable_by(span)]
         if plugins:
             related.append(
                 _about(
                     "net plugins",
-                    f"loads ncclNet v{low}-v{release.net_api}: aws-ofi-nccl "
+                    f"loads ncclNet v{span[0]}-v{span[-1]}: aws-ofi-nccl "
                     f"{_range(plugins)} in the matrix export one of them",
                     release,
                 )
@@ -280,8 +275,8 @@ def _ofi_nccl(index: MatrixIndex, key: str) -> Answer:
     loaders = [
         n.version
         for n in index.matrix.nccl
-        if n.net_api is not None
-        and any((n.net_api_min or n.net_api) <= v <= n.net_api for v in release.net_api)
+        if (span := n.net_api_span()) is not None
+        and release.loadable_by(span)
         and (release.nccl_min is None or versions.key(n.version) >= versions.key(release.nccl_min))
     ]
     if loaders:

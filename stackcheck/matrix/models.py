@@ -185,6 +185,12 @@ class NcclRelease(Fact):
     )
     known_issues: list[KnownIssue] = Field(default_factory=list)
 
+    def net_api_span(self) -> range | None:
+        """The ncclNet_vN versions it loads from a plugin; None where the matrix does not say."""
+        if self.net_api is None:
+            return None
+        return range(self.net_api_min or self.net_api, self.net_api + 1)
+
 
 class OfiNcclRelease(Fact):
     version: str
@@ -194,6 +200,10 @@ class OfiNcclRelease(Fact):
     libfabric_min: str | None = None
     net_api: list[int] = Field(default_factory=list, description="ncclNet_vN it exports")
     known_issues: list[KnownIssue] = Field(default_factory=list)
+
+    def loadable_by(self, span: range) -> bool:
+        """Whether an NCCL that loads these ncclNet versions finds one this plugin exports."""
+        return any(v in span for v in self.net_api)
 
 
 class EfaInstaller(Fact):

@@ -66,13 +66,14 @@ class OfiNcclNcclMismatch(Rule):
                     )
                     continue
                 entry = ctx.matrix.nccl_release(nccl.version)
-                if entry is None or entry.net_api is None or not release.net_api:
+                span = entry.net_api_span() if entry is not None else None
+                # A release whose API versions the matrix lacks says nothing: no finding.
+                if entry is None or span is None or not release.net_api:
                     continue
-                low = entry.net_api_min or entry.net_api
-                if any(low <= v <= entry.net_api for v in release.net_api):
+                if release.loadable_by(span):
                     continue
                 yield self.finding(
-                    f"NCCL {nccl.version} loads net plugin API {_api_range(low, entry.net_api)}; "
+                    f"NCCL {nccl.version} loads net plugin API {_api_range(span[0], span[-1])}; "
                     f"aws-ofi-nccl {plugin.version} at {plugin.path} exports "
                     f"{_api_range(min(release.net_api), max(release.net_api))}: NCCL will not "
                     "load it and uses sockets.",
