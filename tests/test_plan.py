@@ -436,5 +436,5 @@ def test_the_instance_figures_plan_uses_are_read_not_recalled(matrix: Matrix) ->
         assert entry.source.startswith("aws/karpenter-provider-aws@"), type_
         assert entry.gpu_count == 8 and entry.gpu_memory_gib and entry.efa_interfaces > 0
     p5 = index.instance("p5.48xlarge")
-    assert p5 is not None and p5.gpu_memory_gib == 80 and p5.efa_bandwidth_gbps == 3200
-    assert p5.nvlink_domain_gpus == 8 and p5.nvlink_bandwidth_gbps == 900 and p5.nvlink_source
+    assert p5 is not None and p5.gpu_memory_gib == 80 and p5.efa_bandwidth_gb_s == 400
+    assert p5.nvlink_domain_gpus == 8 and p5.nvlink_bandwidth_gb_s == 900 and p5.nvlink_source

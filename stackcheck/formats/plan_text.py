@@ -25,7 +25,7 @@ def _instance_line(facts: InstanceFacts) -> str:
     if facts.nvlink_domain_gpus is not None:
         parts.append(f"NVLink domain {facts.nvlink_domain_gpus} GPUs")
     if facts.efa_interfaces:
-        bandwidth = f", {facts.efa_bandwidth_gbps:g} Gbit/s" if facts.efa_bandwidth_gbps else ""
+        bandwidth = f", {facts.efa_bandwidth_gb_s:g} GB/s" if facts.efa_bandwidth_gb_s else ""
         parts.append(f"EFA x{facts.efa_interfaces}{bandwidth}")
     else:
         parts.append("no EFA")

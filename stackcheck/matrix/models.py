@@ -225,13 +225,17 @@ class Instance(Fact):
     gpu_count: int = 0
     gpu_memory_gib: float | None = None
     nvlink_domain_gpus: int | None = None
-    nvlink_bandwidth_gbps: float | None = Field(default=None, description="GB/s per GPU")
+    nvlink_bandwidth_gb_s: float | None = Field(
+        default=None, description="GB/s per GPU, both directions together (as NVIDIA states it)"
+    )
     nvlink_source: str | None = Field(
         default=None,
         description="Where the NVLink figures were read, when not in `source`",
     )
     efa_interfaces: int = 0
-    efa_bandwidth_gbps: float | None = Field(default=None, description="Gbit/s per instance")
+    efa_bandwidth_gb_s: float | None = Field(
+        default=None, description="GB/s per instance, each way (EC2's Gbit/s / 8)"
+    )
     gdr: bool = False
     fabric_manager: bool = False
     arch: CpuArch = "x86_64"

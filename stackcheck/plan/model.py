@@ -62,9 +62,9 @@ class InstanceFacts(_Model):
     gpu_count: int
     gpu_memory_gib: float | None
     nvlink_domain_gpus: int | None
-    nvlink_bandwidth_gbps: float | None
+    nvlink_bandwidth_gb_s: float | None
     efa_interfaces: int
-    efa_bandwidth_gbps: float | None
+    efa_bandwidth_gb_s: float | None
     source: str
     nvlink_source: str | None
     unsure: bool

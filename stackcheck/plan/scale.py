@@ -19,16 +19,16 @@ SCALE_OUT_LIMIT = 100 * 10**9
 
 
 def _bandwidth(instance: Instance) -> str | None:
-    if not (instance.nvlink_bandwidth_gbps and instance.efa_bandwidth_gbps):
+    if not (instance.nvlink_bandwidth_gb_s and instance.efa_bandwidth_gb_s):
         return None
     inside = min(instance.nvlink_domain_gpus or 1, instance.gpu_count)
-    nvlink = instance.nvlink_bandwidth_gbps * inside
-    efa = instance.efa_bandwidth_gbps / 8
+    nvlink = instance.nvlink_bandwidth_gb_s * inside
+    efa = instance.efa_bandwidth_gb_s
     # NVIDIA states NVLink both directions together; EC2 states network bandwidth each way.
     return (
-        f"On {instance.type}: NVLink {instance.nvlink_bandwidth_gbps:g} GB/s per GPU x {inside} "
+        f"On {instance.type}: NVLink {instance.nvlink_bandwidth_gb_s:g} GB/s per GPU x {inside} "
         f"GPUs = {nvlink:,.0f} GB/s inside the instance (both directions, as NVIDIA states it) "
-        f"against EFA {instance.efa_bandwidth_gbps:,.0f} Gbit/s = {efa:,.0f} GB/s each way: "
+        f"against EFA {efa * 8:,.0f} Gbit/s = {efa:,.0f} GB/s each way: "
         f"about {nvlink / (2 * efa):.0f}x (the matrix entry's sources)."
     )
 
