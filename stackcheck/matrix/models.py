@@ -254,6 +254,10 @@ class Dlami(Fact):
     torch: str | None = None
     instances: list[str] = Field(default_factory=list, description="Families: p5, g6e, ...")
     ami_name_pattern: str | None = None
+    ssm_parameter: str | None = Field(
+        default=None,
+        description="The SSM public parameter whose value is this DLAMI family's latest AMI ID",
+    )
 
 
 def _x86_only() -> list[CpuArch]:
