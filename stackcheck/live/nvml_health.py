@@ -8,6 +8,7 @@ a GeForce, no MIG on an A10G) leaves that field None and the others answered.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from stackcheck.parsers.hardware import GEN_SPEED
@@ -49,6 +50,10 @@ def _reasons(nvml: Any, handle: Any) -> list[str] | None:
     return [name for bit, name in THROTTLE_BITS.items() if mask & bit]
 
 
+def _nvlink_state(nvml: Any, handle: Any, link: int) -> int:
+    return int(nvml.nvmlDeviceGetNvLinkState(handle, link))
+
+
 def gpu_health(nvml: Any, handle: Any, index: int, bus_id: str, name: str) -> GpuHealth:
     evidence = Evidence(kind="nvml", source=f"GPU {index} ({bus_id})", detail=name)
     health = GpuHealth(bus_id=normalise_bus_id(bus_id), index=index, name=name, evidence=[evidence])
@@ -78,7 +83,7 @@ def gpu_health(nvml: Any, handle: Any, index: int, bus_id: str, name: str) -> Gp
         max_width=_ask(nvml, lambda: int(nvml.nvmlDeviceGetMaxPcieLinkWidth(handle))),
     )
     for link in range(NVLINK_MAX_LINKS):
-        state = _ask(nvml, lambda: int(nvml.nvmlDeviceGetNvLinkState(handle, link)))
+        state = _ask(nvml, partial(_nvlink_state, nvml, handle, link))
         if state is None:
             continue  # the GPU has no such link (NVMLError_NotSupported / InvalidArgument)
         health.nvlinks.append(

@@ -109,6 +109,7 @@ class HardwareProbe(Probe):
             speed, width, max_speed, max_width = (
                 self._read(ctx, f"{base}/{name}") for name in _LINK_FILES
             )
+            shown = f"{speed or '?'} x{width or '?'} (max {max_speed or '?'} x{max_width or '?'})"
             device = PciDevice(
                 address=normalise_bus_id(address),
                 kind=kind,
@@ -119,12 +120,7 @@ class HardwareProbe(Probe):
                     max_speed_gts=sysfs_speed(max_speed),
                     max_width=sysfs_int(max_width),
                 ),
-                evidence=[
-                    ctx.file_evidence(
-                        f"{base}/current_link_speed",
-                        f"{speed or '?'} x{width or '?'} (max {max_speed or '?'} x{max_width or '?'})",
-                    )
-                ],
+                evidence=[ctx.file_evidence(f"{base}/current_link_speed", shown)],
             )
             gpu = gpus.get(device.address)
             if gpu is not None:
@@ -214,7 +210,14 @@ class HardwareProbe(Probe):
             hardware.evidence.append(ctx.file_evidence(IOMMU_GROUPS, "no IOMMU groups"))
             return
         # The GPU's group tells how its DMA is mapped: "identity" (passthrough) or "DMA"/"DMA-FQ".
-        group = next((d.iommu_group for d in hardware.devices if d.iommu_group is not None), None)
+        group = next(
+            (
+                d.iommu_group
+                for d in hardware.devices
+                if d.kind == "gpu" and d.iommu_group is not None
+            ),
+            None,
+        )
         if group is None:
             return
         path = f"{IOMMU_GROUPS}/{group}/type"
