@@ -90,7 +90,8 @@ class HardwarePathDrift(DriftRule):
             for port in hardware.ports:
                 ports.setdefault((port.device, port.port), None)
             for gpu in hardware.gpus:
-                gpus.setdefault(gpu.bus_id, gpu.name or "GPU")
+                if gpu.bus_id is not None:
+                    gpus.setdefault(gpu.bus_id, gpu.name or "GPU")
         for address, label in sorted(devices.items()):
             yield f"pcie-link {address}", f"The PCIe link of {label}", _link(address)
         for rdma, number in sorted(ports):

@@ -86,7 +86,9 @@ class NvLink(_Model):
 class GpuHealth(_Model):
     """What NVML or ``nvidia-smi -q`` says of one GPU's state (not its identity: ``gpus``)."""
 
-    bus_id: str = Field(description="As the source writes it, normalised: 0000:53:00.0")
+    bus_id: str | None = Field(
+        default=None, description="Normalised: 0000:53:00.0; None where the source names none"
+    )
     index: int | None = None
     name: str | None = None
     persistence_mode: bool | None = None

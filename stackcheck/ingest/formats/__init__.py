@@ -16,6 +16,7 @@ from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
+from stackcheck.ingest.formats.kernel_log import KernelLog
 from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
 from stackcheck.ingest.formats.library_paths import LibraryPaths
@@ -58,6 +59,7 @@ FORMATS: tuple[Format, ...] = (
     PythonPackages(),
     LibraryPaths(),
     GpuList(),
+    KernelLog(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

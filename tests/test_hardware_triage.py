@@ -1,0 +1,61 @@
+"""Triage of hardware-path outputs: nvidia-smi -q's health sections and kernel Xid lines, from
+recorded public outputs (tests/data/hardware/SOURCES.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+DATA = Path(__file__).parent / "data" / "hardware"
+HARDWARE_RULES = {f"SC{n}" for n in range(1101, 1150)}
+
+
+def findings(matrix: Matrix, *names: str) -> list[Finding]:
+    text = "\n".join((DATA / name).read_text() for name in names)
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return [f for f in report.findings if f.id in HARDWARE_RULES]
+
+
+def test_hw_slowdown_and_pending_remaps(matrix: Matrix) -> None:
+    found = findings(
+        matrix, "nvidia-smi-q-a10-hw-slowdown.txt", "nvidia-smi-q-a100-remap-pending.txt"
+    )
+    by_id = {f.id: f for f in found}
+    assert set(by_id) == {"SC1115", "SC1116"}
+    throttled = by_id["SC1115"]
+    assert throttled.severity is Severity.WARNING
+    assert throttled.message == (
+        "GPU 0 (NVIDIA A10, 0000:06:00.0): clocks held down by HW Slowdown, "
+        "HW Power Brake Slowdown."
+    )
+    assert [e.detail for e in throttled.evidence] == [
+        "GPU 00000000:06:00.0",
+        "HW Slowdown                       : Active",
+        "HW Power Brake Slowdown       : Active",
+    ]
+    remaps = by_id["SC1116"]
+    assert remaps.severity is Severity.WARNING  # pending, not failed: a reset activates them
+    assert "0000:10:1c.0" in remaps.message and "remapped rows are pending" in remaps.message
+    assert remaps.evidence[-1].detail == "Pending                           : Yes"
+
+
+def test_healthy_nvidia_smi_q_gives_no_hardware_finding(matrix: Matrix) -> None:
+    assert findings(matrix, "nvidia-smi-q-a10-healthy.txt") == []
+
+
+def test_xid_79_names_the_gpu(matrix: Matrix) -> None:
+    [xid] = findings(matrix, "dmesg-xid-79.txt")
+    assert (xid.id, xid.severity) == ("SC1117", Severity.ERROR)
+    assert xid.message.startswith("GPU 0000:44:00.0: Xid 79, GPU has fallen off the bus")
+    assert xid.evidence[0].line == 1
+
+
+def test_xid_63_with_the_smi_output_of_the_same_gpu(matrix: Matrix) -> None:
+    found = findings(matrix, "nvidia-smi-q-a100-remap-pending.txt", "dmesg-xid-63.txt")
+    xid = next(f for f in found if f.id == "SC1117")
+    assert xid.severity is Severity.WARNING
+    assert xid.message.startswith("GPU 0 (NVIDIA A100-SXM4-80GB, 0000:10:1c.0): Xid 63")
