@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +16,7 @@ from stackcheck.parsers.hardware import acs_redirects, sysfs_speed, xid_line
 from stackcheck.probes import probe_root
 from stackcheck.snapshot.hardware import normalise_bus_id
 from tests.support import sysfs
+from tests.support.fleet import write_fleet
 from tests.support.recorded import PROC_VERSION_580, h100_gpus
 from tests.support.rootfs import Root
 
@@ -145,3 +149,24 @@ def test_probe_stays_cheap(root: Root) -> None:
     start = time.perf_counter()
     probe_root(str(root.path))
     assert time.perf_counter() - start < 2.0
+
+
+def test_fleet_names_the_node_whose_gpu_link_trained_low(
+    root: Root, tmp_path: Path, cli: Callable[..., Any]
+) -> None:
+    p5(root)
+    healthy = probe_root(str(root.path))
+    switches = sysfs.p5_switches()
+    switches[3].gpu = sysfs.gpu("0000:83:00.0", gen=4, width=8)
+    odd = Root(tmp_path / "odd", root.elves)
+    p5(odd, switches)
+    stacks = {"healthy": healthy, "odd": probe_root(str(odd.path))}
+    nodes = {f"p5-{n:03d}": "odd" if n == 17 else "healthy" for n in range(1, 65)}
+    write_fleet(tmp_path / "fleet", stacks, nodes)
+    done = cli("fleet", str(tmp_path / "fleet"))
+    out = " ".join(done.out.split())
+    assert (
+        "The PCIe link of GPU 3 (NVIDIA H100 80GB HBM3, 0000:83:00.0, NUMA node 0) differs "
+        "between nodes: at its capability on 63 of 64 nodes; x8 16 GT/s (Gen4), capable of x16 "
+        "32 GT/s (Gen5) on 1: p5-017." in out
+    ), out

@@ -34,7 +34,7 @@ _T = TypeVar("_T")
 def _ask(nvml: Any, call: Callable[[], _T]) -> _T | None:
     try:
         return call()
-    except nvml.NVMLError:
+    except (nvml.NVMLError, AttributeError):  # not supported here, or an older pynvml
         return None
 
 
