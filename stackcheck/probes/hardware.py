@@ -90,8 +90,11 @@ class HardwareProbe(Probe):
         if ctx.live is not None and nvml_present(ctx):
             hardware.gpus = list(ctx.live.nvml().health)
 
-    def _read(self, ctx: ProbeContext, path: str) -> str:
-        return (ctx.view.read_text(path, _SMALL) or "").strip()
+    @staticmethod
+    def _in(ctx: ProbeContext, directory: str, name: str) -> str:
+        """A small file of a resolved sysfs directory."""
+        data = ctx.view.read_child(directory, name, _SMALL) or b""
+        return data.decode("utf-8", "replace").strip()
 
     def _pci(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         hardware = snapshot.hardware
@@ -99,21 +102,22 @@ class HardwareProbe(Probe):
         acs: dict[str, bool | None] = {}
         for address in ctx.view.listdir(PCI_DEVICES):
             base = posixpath.join(PCI_DEVICES, address)
+            real = ctx.view.resolve(base)
+            if real is None:
+                continue
             kind = _kind(
-                self._read(ctx, f"{base}/vendor"),
-                self._read(ctx, f"{base}/device"),
-                self._read(ctx, f"{base}/class"),
+                self._in(ctx, real, "vendor"),
+                self._in(ctx, real, "device"),
+                self._in(ctx, real, "class"),
             )
             if kind is None:
                 continue
-            speed, width, max_speed, max_width = (
-                self._read(ctx, f"{base}/{name}") for name in _LINK_FILES
-            )
+            speed, width, max_speed, max_width = (self._in(ctx, real, name) for name in _LINK_FILES)
             shown = f"{speed or '?'} x{width or '?'} (max {max_speed or '?'} x{max_width or '?'})"
             device = PciDevice(
                 address=normalise_bus_id(address),
                 kind=kind,
-                numa_node=sysfs_int(self._read(ctx, f"{base}/numa_node")),
+                numa_node=sysfs_int(self._in(ctx, real, "numa_node")),
                 link=PcieLink(
                     speed_gts=sysfs_speed(speed),
                     width=sysfs_int(width),
@@ -128,7 +132,7 @@ class HardwareProbe(Probe):
             group = ctx.view.resolve(f"{base}/iommu_group")
             if group is not None and posixpath.basename(group).isdigit():
                 device.iommu_group = int(posixpath.basename(group))
-            self._upstream(ctx, base, device, acs)
+            self._upstream(ctx, real, device, acs)
             hardware.devices.append(device)
         hardware.devices.sort(key=lambda d: (d.kind, d.address))
         hardware.evidence.append(
@@ -142,23 +146,23 @@ class HardwareProbe(Probe):
         )
 
     def _upstream(
-        self, ctx: ProbeContext, base: str, device: PciDevice, acs: dict[str, bool | None]
+        self, ctx: ProbeContext, real: str, device: PciDevice, acs: dict[str, bool | None]
     ) -> None:
-        """The bridges above the device (its real path names them), the slot's own maximum,
-        and which of them redirect peer-to-peer traffic."""
-        real = ctx.view.resolve(base) or ""
-        parts = [p for p in real.split("/") if _PCI_ADDRESS.match(p)]
-        device.upstream = list(reversed(parts[:-1]))
-        if not device.upstream:
+        """The bridges above the device (its real path names them: each is the directory
+        above), the slot's own maximum, and which of them redirect peer-to-peer traffic."""
+        parts = real.split("/")
+        above = [
+            "/".join(parts[: i + 1]) for i, p in enumerate(parts[:-1]) if _PCI_ADDRESS.match(p)
+        ]
+        device.upstream = [posixpath.basename(p) for p in reversed(above)]
+        if not above:
             return
-        port = posixpath.join(PCI_DEVICES, device.upstream[0])
-        device.link.port_max_speed_gts = sysfs_speed(self._read(ctx, f"{port}/max_link_speed"))
-        device.link.port_max_width = sysfs_int(self._read(ctx, f"{port}/max_link_width"))
-        for bridge in device.upstream:
+        port = above[-1]
+        device.link.port_max_speed_gts = sysfs_speed(self._in(ctx, port, "max_link_speed"))
+        device.link.port_max_width = sysfs_int(self._in(ctx, port, "max_link_width"))
+        for bridge, path in zip(device.upstream, reversed(above), strict=True):
             if bridge not in acs:
-                config = ctx.view.read_bytes(
-                    posixpath.join(PCI_DEVICES, bridge, "config"), _CONFIG_SPACE
-                )
+                config = ctx.view.read_child(path, "config", _CONFIG_SPACE)
                 acs[bridge] = acs_redirects(config or b"")
             if acs[bridge]:
                 device.acs_redirect.append(bridge)
@@ -170,14 +174,16 @@ class HardwareProbe(Probe):
             pci = view.resolve(f"{base}/device")
             address = posixpath.basename(pci) if pci else None
             for port in view.listdir(f"{base}/ports"):
-                if not port.isdigit():
-                    continue
                 where = f"{base}/ports/{port}"
-                state = self._read(ctx, f"{where}/state")
-                physical = self._read(ctx, f"{where}/phys_state")
+                real = view.resolve(where)
+                if not port.isdigit() or real is None:
+                    continue
+                state = self._in(ctx, real, "state")
+                physical = self._in(ctx, real, "phys_state")
                 counters: dict[str, int] = {}
-                for counter in _ERROR_COUNTERS:
-                    value = sysfs_int(self._read(ctx, f"{where}/hw_counters/{counter}"))
+                hw_counters = view.resolve(f"{real}/hw_counters")
+                for counter in _ERROR_COUNTERS if hw_counters else ():
+                    value = sysfs_int(self._in(ctx, hw_counters or "", counter))
                     if value is not None:
                         counters[counter] = value
                 hardware.ports.append(
