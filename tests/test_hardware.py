@@ -170,3 +170,17 @@ def test_fleet_names_the_node_whose_gpu_link_trained_low(
         "between nodes: at its capability on 63 of 64 nodes; x8 16 GT/s (Gen4), capable of x16 "
         "32 GT/s (Gen5) on 1: p5-017." in out
     ), out
+
+
+def test_an_efa_device_the_driver_did_not_register(root: Root, matrix: Matrix) -> None:
+    """The EFA driver reports every registered port ACTIVE (efa_query_port), so a dead EFA port
+    shows as a PCI function without its /sys/class/infiniband device."""
+    p5(root)
+    (root.path / "sys/class/infiniband/rdmap166s0").unlink()
+    report = check(probe_root(str(root.path)), matrix)
+    [finding] = hardware_findings(report)
+    assert finding.id == "SC1110"
+    assert finding.message == (
+        "EFA device (0000:a6:00.0, NUMA node 1); it serves GPU 5: on the PCI bus but not "
+        "registered as an RDMA device: its port is unusable."
+    )

@@ -29,8 +29,12 @@ class EfaPortDown(Rule):
     title = "An EFA (RDMA) port is not active"
     doc = RuleDoc(
         what="Reads each RDMA port's state (`/sys/class/infiniband/*/ports/*/state` and "
-        "`phys_state`, or `ibv_devinfo`) and reports ports that are not `ACTIVE`, naming the "
-        "device, its NUMA node and the GPUs behind the same PCIe switch.",
+        "`phys_state`, or `ibv_devinfo`) and reports ports that are not `ACTIVE`, and EFA "
+        "devices on the PCI bus that have no RDMA device at all (the efa driver did not "
+        "register them), naming the device, its NUMA node and the GPUs behind the same PCIe "
+        "switch. The Linux EFA driver reports its port ACTIVE whenever the device is "
+        "registered (efa_query_port sets the state), so for EFA the missing registration is "
+        "the signal a host gives; a mlx5 port reports its real state.",
         why="On p5 each GPU sends over the four EFA devices on its PCIe switch (100 Gb/s each); "
         "with one down, that GPU's share of inter-node traffic runs on three, about a quarter "
         "slower, and every collective waits for it. NCCL does not fail.",
@@ -42,6 +46,33 @@ class EfaPortDown(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        yield from self._states(ctx)
+        yield from self._unregistered(ctx)
+
+    def _unregistered(self, ctx: CheckContext) -> Iterable[Finding]:
+        snapshot = ctx.snapshot
+        hardware = snapshot.hardware
+        if snapshot.partial or hardware.unknown:
+            return
+        registered = {p.address for p in hardware.ports if p.address}
+        missing = [d for d in hardware.devices if d.kind == "efa" and d.address not in registered]
+        if not missing:
+            return
+        if not registered:
+            yield self.finding(
+                f"None of the {len(missing)} EFA devices on the PCI bus is registered as an "
+                "RDMA device: the efa driver is not loaded or failed to probe them.",
+                [*hardware.evidence[:1], *missing[0].evidence[:1]],
+            )
+            return
+        for device in missing:
+            yield self.finding(
+                f"{device_label(device)}{serves(hardware, device)}: on the PCI bus but not "
+                "registered as an RDMA device: its port is unusable.",
+                device.evidence[:1],
+            )
+
+    def _states(self, ctx: CheckContext) -> Iterable[Finding]:
         hardware = ctx.snapshot.hardware
         for port in hardware.ports:
             if port.up is not False:
