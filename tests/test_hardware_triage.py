@@ -59,3 +59,34 @@ def test_xid_63_with_the_smi_output_of_the_same_gpu(matrix: Matrix) -> None:
     xid = next(f for f in found if f.id == "SC1117")
     assert xid.severity is Severity.WARNING
     assert xid.message.startswith("GPU 0 (NVIDIA A100-SXM4-80GB, 0000:10:1c.0): Xid 63")
+
+
+def test_ibv_devinfo_port_states(matrix: Matrix) -> None:
+    assert findings(matrix, "ibv-devinfo-efa-active.txt") == []
+    [down] = findings(matrix, "ibv-devinfo-mlx5-port-down.txt")
+    assert (down.id, down.message) == ("SC1110", "RDMA device mlx5_12: port 1 is DOWN, not ACTIVE.")
+    assert down.evidence[0].line == 12
+
+
+def test_nvlink_status_links_are_read(matrix: Matrix) -> None:
+    text = (DATA / "nvidia-smi-nvlink-status-h100.txt").read_text()
+    snapshot = read_report(text, "pasted").snapshot
+    links = [link for gpu in snapshot.hardware.gpus for link in gpu.nvlinks]
+    assert [(link.link, link.active) for link in links] == [(0, True), (17, True)]
+    assert findings(matrix, "nvidia-smi-nvlink-status-h100.txt") == []
+
+
+def test_an_inactive_nvlink(matrix: Matrix) -> None:
+    # The recorded layout with its second GPU's link 7 shown as nvidia-smi shows a link down.
+    text = (
+        (DATA / "nvidia-smi-nvlink-status-h100.txt")
+        .read_text()
+        .replace(
+            "         [...]\n",
+            "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababac)\n"
+            "         Link 7: <inactive>\n",
+        )
+    )
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    [down] = [f for f in report.findings if f.id == "SC1105"]
+    assert down.message == "GPU 1: NVLink link 7 down; 1 of 2 active."  # link 17 follows it

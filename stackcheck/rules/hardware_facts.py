@@ -37,7 +37,8 @@ def device_label(device: PciDevice) -> str:
 
 def gpu_label(gpu: GpuHealth) -> str:
     head = "GPU" if gpu.index is None else f"GPU {gpu.index}"
-    return f"{head} ({', '.join(p for p in (gpu.name, gpu.bus_id) if p)})"
+    said = [p for p in (gpu.name, gpu.bus_id) if p]
+    return f"{head} ({', '.join(said)})" if said else head
 
 
 def peers(hardware: Hardware, device: PciDevice) -> list[PciDevice]:
