@@ -76,17 +76,21 @@ def test_nvlink_status_links_are_read(matrix: Matrix) -> None:
     assert findings(matrix, "nvidia-smi-nvlink-status-h100.txt") == []
 
 
-def test_an_inactive_nvlink(matrix: Matrix) -> None:
-    # The recorded layout with its second GPU's link 7 shown as nvidia-smi shows a link down.
-    text = (
-        (DATA / "nvidia-smi-nvlink-status-h100.txt")
-        .read_text()
-        .replace(
-            "         [...]\n",
-            "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-abcdefab-cdef-abdc-abcd-abababababac)\n"
-            "         Link 7: <inactive>\n",
-        )
+def test_inactive_nvlinks_of_a_v100_host(matrix: Matrix) -> None:
+    found = findings(matrix, "nvidia-smi-nvlink-status-v100-inactive.txt")
+    assert [(f.id, f.severity) for f in found] == [("SC1105", Severity.WARNING)] * 4
+    assert [f.message for f in found] == [
+        "GPU 3: NVLink links 3, 5 down; 4 of 6 active.",
+        "GPU 4: NVLink link 1 down; 5 of 6 active.",
+        "GPU 5: NVLink links 0, 4 down; 4 of 6 active.",
+        "GPU 6: NVLink link 1 down; 5 of 6 active.",
+    ]
+    assert [e.detail for e in found[0].evidence] == ["Link 3: <inactive>", "Link 5: <inactive>"]
+
+
+def test_eight_healthy_a100s_with_persistence_off(matrix: Matrix) -> None:
+    [finding] = findings(matrix, "nvidia-smi-q-a100x8-azure.txt")
+    assert (finding.id, finding.severity) == ("SC1120", Severity.INFO)
+    assert finding.message.startswith(
+        "Persistence mode is off on 8 GPUs: GPU 0 (A100-SXM4-40GB, 0001:00:00.0), "
     )
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    [down] = [f for f in report.findings if f.id == "SC1105"]
-    assert down.message == "GPU 1: NVLink link 7 down; 1 of 2 active."  # link 17 follows it
