@@ -20,11 +20,9 @@ from tests.support.fleet import write_fleet
 from tests.support.recorded import PROC_VERSION_580, h100_gpus
 from tests.support.rootfs import Root
 
-HARDWARE_RULES = {f"SC{n}" for n in range(1101, 1150)}
-
 
 def hardware_findings(report: Report) -> list[Finding]:
-    return [f for f in report.findings if f.id in HARDWARE_RULES]
+    return [f for f in report.findings if f.id in sysfs.HARDWARE_RULES]
 
 
 def p5(root: Root, switches: list[sysfs.Switch] | None = None) -> sysfs.SysfsHost:

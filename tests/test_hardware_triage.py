@@ -9,15 +9,15 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Finding, Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from tests.support import sysfs
 
 DATA = Path(__file__).parent / "data" / "hardware"
-HARDWARE_RULES = {f"SC{n}" for n in range(1101, 1150)}
 
 
 def findings(matrix: Matrix, *names: str) -> list[Finding]:
     text = "\n".join((DATA / name).read_text() for name in names)
     report = check(read_report(text, "pasted").snapshot, matrix)
-    return [f for f in report.findings if f.id in HARDWARE_RULES]
+    return [f for f in report.findings if f.id in sysfs.HARDWARE_RULES]
 
 
 def test_hw_slowdown_and_pending_remaps(matrix: Matrix) -> None:

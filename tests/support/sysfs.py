@@ -14,6 +14,7 @@ numbers are illustrative.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tests.support.rootfs import Root
@@ -146,6 +147,9 @@ class SysfsHost:
         )
 
 
+HARDWARE_RULES = {f"SC{n}" for n in range(1101, 1150)}
+
+
 def gpu(address: str, gen: int, width: int = 16, max_gen: int = 5) -> Function:
     return Function(address, NVIDIA, "0x2330", "0x030200", gen, width, max_gen, 16)
 
@@ -154,53 +158,44 @@ def efa(address: str, gen: int = 4, device: str = "0xefa1") -> Function:
     return Function(address, AMAZON, device, "0x020000", gen, 16)
 
 
-def p5_switches() -> list[Switch]:
-    """p5.48xlarge: 8 H100 (PCIe Gen5 x16), each behind a PCIe switch with 4 of the 32 EFA
-    devices; GPUs 0-3 on NUMA node 0, 4-7 on node 1. The GPUs idle at 2.5 GT/s, as they do
-    when nothing runs on them."""
+def eight_gpus(
+    device: str, gen: int, max_gen: int, efas: Callable[[int], int], efa_device: str
+) -> list[Switch]:
+    """Eight GPUs, one per PCIe switch, GPUs 0-3 on NUMA node 0 and 4-7 on node 1, with
+    ``efas(index)`` EFA devices beside GPU ``index``."""
     switches = []
     for index in range(8):
         bus = 0x50 + 0x10 * index
         switches.append(
             Switch(
                 numa=index // 4,
-                gpu=gpu(f"0000:{bus + 3:02x}:00.0", gen=1),
-                efas=[efa(f"0000:{bus + 4 + n:02x}:00.0", device="0xefa2") for n in range(4)],
+                gpu=Function(
+                    f"0000:{bus + 3:02x}:00.0", NVIDIA, device, "0x030200", gen, 16, max_gen
+                ),
+                efas=[
+                    efa(f"0000:{bus + 4 + n:02x}:00.0", device=efa_device)
+                    for n in range(efas(index))
+                ],
+                port_gen=max_gen,
             )
         )
     return switches
+
+
+def p5_switches() -> list[Switch]:
+    """p5.48xlarge: 8 H100 (PCIe Gen5 x16), each behind a PCIe switch with 4 of the 32 EFA
+    devices. The GPUs idle at 2.5 GT/s, as they do when nothing runs on them."""
+    return eight_gpus("0x2330", 1, 5, lambda _: 4, "0xefa2")
 
 
 def p4d_switches() -> list[Switch]:
-    """p4d.24xlarge: 8 A100 (PCIe Gen4 x16), 4 EFA devices, one per pair of GPUs."""
-    switches = []
-    for index in range(8):
-        bus = 0x50 + 0x10 * index
-        switches.append(
-            Switch(
-                numa=index // 4,
-                gpu=Function(f"0000:{bus + 3:02x}:00.0", NVIDIA, "0x20b0", "0x030200", 4, 16),
-                efas=[efa(f"0000:{bus + 4:02x}:00.0", device="0xefa1")] if index % 2 == 0 else [],
-                port_gen=4,
-            )
-        )
-    return switches
+    """p4d.24xlarge: 8 A100 (PCIe Gen4 x16, under load), 4 EFA devices, one per pair of GPUs."""
+    return eight_gpus("0x20b0", 4, 4, lambda i: 1 - i % 2, "0xefa1")
 
 
 def g5_switches() -> list[Switch]:
-    """g5.48xlarge: 8 A10G (PCIe Gen4 x16), one EFA device."""
-    switches = []
-    for index in range(8):
-        bus = 0x50 + 0x10 * index
-        switches.append(
-            Switch(
-                numa=index // 4,
-                gpu=Function(f"0000:{bus + 3:02x}:00.0", NVIDIA, "0x2237", "0x030200", 4, 16),
-                efas=[efa(f"0000:{bus + 4:02x}:00.0", device="0xefa1")] if index == 0 else [],
-                port_gen=4,
-            )
-        )
-    return switches
+    """g5.48xlarge: 8 A10G (PCIe Gen4 x16, under load), one EFA device."""
+    return eight_gpus("0x2237", 4, 4, lambda i: int(i == 0), "0xefa1")
 
 
 def build(root: Root, instance: str, switches: list[Switch], nvswitches: int = 0) -> SysfsHost:
