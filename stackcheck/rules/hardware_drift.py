@@ -10,7 +10,13 @@ from stackcheck.fleet.context import Aspect, FleetContext
 from stackcheck.rules.base import RuleDoc
 from stackcheck.rules.fleet_drift import DriftRule, Reading
 from stackcheck.rules.gpu_health import _memory_problems
-from stackcheck.rules.hardware_facts import capability, degraded, device_label, link_text
+from stackcheck.rules.hardware_facts import (
+    DATA_PATH,
+    capability,
+    degraded,
+    device_label,
+    link_text,
+)
 from stackcheck.snapshot.model import Snapshot
 
 
@@ -66,8 +72,8 @@ class HardwarePathDrift(DriftRule):
     severity = Severity.WARNING
     title = "A PCIe link, EFA port or GPU state differs between nodes"
     doc = RuleDoc(
-        what="Compares, device by device across the nodes, whether each GPU's, NVSwitch's and "
-        "EFA device's PCIe link runs at its capability, each RDMA port's state, and each GPU's "
+        what="Compares, device by device across the nodes, whether each GPU's and EFA "
+        "device's PCIe link runs at its capability, each RDMA port's state, and each GPU's "
         "throttle and memory-error state.",
         why="A multi-node job runs at the pace of its slowest node: one node with a GPU at x8, "
         "an EFA port down or a GPU in HW Slowdown makes every step of the job slower, and on "
@@ -86,7 +92,8 @@ class HardwarePathDrift(DriftRule):
         for stack in fleet.stacks:
             hardware = stack.snapshot.hardware
             for device in hardware.devices:
-                devices.setdefault(device.address, device_label(device))
+                if device.kind in DATA_PATH:
+                    devices.setdefault(device.address, device_label(device))
             for port in hardware.ports:
                 ports.setdefault((port.device, port.port), None)
             for gpu in hardware.gpus:

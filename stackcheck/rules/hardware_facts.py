@@ -71,6 +71,11 @@ def capability(link: PcieLink) -> tuple[float | None, int | None]:
     return (min(speeds) if speeds else None), (min(widths) if widths else None)
 
 
+# Kinds whose PCIe link carries training traffic. An NVSwitch's PCIe link is its management
+# path only (GPU traffic crosses NVLink), so its speed costs a job nothing.
+DATA_PATH = ("gpu", "efa")
+
+
 def degraded(link: PcieLink, gpu: bool) -> bool:
     """Whether the link trained below what it can do. A GPU's link at 2.5 GT/s is the driver's
     idle power saving, not a fault: it returns to full speed under load."""

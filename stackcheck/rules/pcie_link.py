@@ -14,6 +14,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.parsers.hardware import GEN_SPEED
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.hardware_facts import (
+    DATA_PATH,
     capability,
     degraded,
     device_label,
@@ -36,11 +37,12 @@ class PcieLinkDegraded(Rule):
     severity = Severity.WARNING
     title = "A GPU or NIC PCIe link runs below its capability"
     doc = RuleDoc(
-        what="Compares each GPU's, NVSwitch's and EFA device's PCIe link (sysfs "
+        what="Compares each GPU's and EFA device's PCIe link (sysfs "
         "`current_link_speed`/`current_link_width`, NVML, `nvidia-smi -q` GPU Link Info or "
         "`lspci -vv` LnkSta) with what the link can do: the lower of the device's own maximum "
         "and the maximum of the port above it. A GPU at 2.5 GT/s is left alone: NVIDIA GPUs "
-        "drop to Gen1 when idle and return to full speed under load.",
+        "drop to Gen1 when idle and return to full speed under load. NVSwitch links are read "
+        "but not judged: they carry management traffic only.",
         why="A link that trained at x8 instead of x16, or Gen4 instead of Gen5, halves the "
         "bandwidth between the GPU and the host and between the GPU and its EFA devices "
         "(GPUDirect RDMA crosses the PCIe switch): a Gen5 x16 link carries about 63 GB/s each "
@@ -59,7 +61,7 @@ class PcieLinkDegraded(Rule):
         hardware = ctx.snapshot.hardware
         seen: set[str] = set()
         for device in hardware.devices:
-            if device.kind == "bridge" or not degraded(device.link, device.kind == "gpu"):
+            if device.kind not in DATA_PATH or not degraded(device.link, device.kind == "gpu"):
                 continue
             seen.add(device.address)
             speed, width = capability(device.link)
