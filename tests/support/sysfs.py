@@ -3,12 +3,12 @@
 Each PCI function is a directory under ``/sys/devices/pci<domain>:<bus>/`` nested below the
 bridges above it, with ``vendor``, ``device``, ``class``, ``numa_node`` and the link files
 (``current_link_speed`` reads ``32.0 GT/s PCIe``, ``current_link_width`` reads ``16``: the
-formats of drivers/pci/pci-sysfs.c); ``/sys/bus/pci/devices/<address>`` is a relative symlink to
-it, as is ``iommu_group``. RDMA devices appear as ``/sys/class/infiniband/<name>`` with
-``device`` pointing at their PCI function and ``ports/1/state`` reading ``4: ACTIVE``
-(drivers/infiniband/core/sysfs.c). The layouts (one PCIe switch per GPU with its EFA devices
-beside it, the NUMA node per half) follow the instance types' published topology; the bus
-numbers are illustrative.
+formats of drivers/pci/pci-sysfs.c, as a public report shows them, ilya-zlobintsev/LACT#334);
+``/sys/bus/pci/devices/<address>`` is a relative symlink to it, as is ``iommu_group``. RDMA
+devices appear as ``/sys/class/infiniband/<name>`` with ``device`` pointing at their PCI
+function and ``ports/1/state`` reading ``4: ACTIVE`` (drivers/infiniband/core/sysfs.c). The
+layouts (one PCIe switch per GPU with its EFA devices beside it, the NUMA node per half)
+follow the instance types' published topology; the bus numbers are illustrative.
 """
 
 from __future__ import annotations
