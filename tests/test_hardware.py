@@ -182,3 +182,17 @@ def test_an_efa_device_the_driver_did_not_register(root: Root, matrix: Matrix) -
         "EFA device (0000:a6:00.0, NUMA node 1); it serves GPU 5: on the PCI bus but not "
         "registered as an RDMA device: its port is unusable."
     )
+
+
+def test_xid_lines_of_the_kernel_log(root: Root, matrix: Matrix) -> None:
+    p5(root)
+    data = Path(__file__).parent / "data" / "hardware"
+    log = (data / "dmesg-xid-63.txt").read_text() + (data / "dmesg-xid-79.txt").read_text()
+    root.write("var/log/kern.log", log)
+    found = {
+        f.id + f.severity.value: f
+        for f in hardware_findings(check(probe_root(str(root.path)), matrix))
+    }
+    assert set(found) == {"SC1117warning", "SC1117error"}
+    assert found["SC1117error"].evidence[0].source == "/var/log/kern.log"
+    assert "Xid 79" in found["SC1117error"].message

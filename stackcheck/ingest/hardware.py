@@ -1,4 +1,4 @@
-"""Facts of the hardware path stated by pasted text: a GPU's health, a PCI device's link, an
+"""Facts of the hardware path stated by pasted text: a GPU's health, an NVLink link's state, an
 RDMA port's state, an Xid line. Each fact knows how to lay itself into the snapshot's
 ``hardware`` section, so ``assemble`` needs one line for all of them."""
 
@@ -14,7 +14,6 @@ from stackcheck.snapshot.hardware import (
     GpuHealth,
     Hardware,
     NvLink,
-    PciDevice,
     RdmaPort,
     XidEvent,
     normalise_bus_id,
@@ -97,24 +96,6 @@ class NvLinkFact(HardwareFact):
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
         gpu = _gpu(hardware, None, self.gpu_index)
         gpu.nvlinks.append(NvLink(link=self.link, active=self.active, evidence=evidence))
-
-
-@dataclass
-class PciDeviceFact(HardwareFact):
-    device: PciDevice
-
-    def describe(self) -> str:
-        link = self.device.link
-        return (
-            f"{self.device.kind} {self.device.address}: x{link.width} {link.speed_gts} GT/s "
-            f"(capable of x{link.max_width} {link.max_speed_gts} GT/s)"
-        )
-
-    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
-        device = self.device.model_copy(deep=True)
-        device.evidence = [evidence]
-        if hardware.device(device.address) is None:
-            hardware.devices.append(device)
 
 
 @dataclass

@@ -262,10 +262,9 @@ class HardwareProbe(Probe):
                 continue
             start = max(0, entry.size - _KERNEL_LOG_TAIL)
             text = ctx.view.read_at(path, start, _KERNEL_LOG_TAIL).decode("utf-8", "replace")
-            for line in text.splitlines():
-                if "Xid" not in line:
-                    continue
-                found = xid_line(line)
+            # Newest first, so that a log full of one Xid still shows the latest others.
+            for line in reversed(text.splitlines()):
+                found = xid_line(line) if "Xid" in line else None
                 if found is None:
                     continue
                 hardware.xids.append(
@@ -277,5 +276,6 @@ class HardwareProbe(Probe):
                     )
                 )
                 if len(hardware.xids) >= _MAX_XIDS:
-                    return
+                    break
+            hardware.xids.reverse()
             return
