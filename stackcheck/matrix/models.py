@@ -311,6 +311,31 @@ class EnvVarAdvice(Fact):
     summary: str = Field(description="What setting it costs where it is not needed")
 
 
+class GpuLink(Fact):
+    """What one GPU model's links should train at: its PCIe generation and width, and (for the
+    SXM module that 8-GPU instances carry) how many NVLink links it has."""
+
+    gpu: str  # a Gpu.name
+    pcie_gen: int = Field(ge=1, le=6)
+    pcie_width: int = Field(ge=1, le=32)
+    nvlink_links: int | None = Field(
+        default=None, description="NVLink links of the SXM module; None: PCIe only"
+    )
+
+
+XidSeverity = Literal["error", "warning", "info"]
+
+
+class Xid(Fact):
+    """One Xid code of the NVIDIA driver: what it means and what to do."""
+
+    code: int
+    mnemonic: str
+    meaning: str
+    severity: XidSeverity = Field(description="How stackcheck reports a GPU that logged it")
+    action: str
+
+
 class Matrix(BaseModel):
     """All tables. ``version`` names this edition of the data; ``built`` is its date."""
 
@@ -332,6 +357,8 @@ class Matrix(BaseModel):
     dlc: list[ContainerImage] = Field(default_factory=list)
     ngc: list[ContainerImage] = Field(default_factory=list)
     env_var: list[EnvVarAdvice] = Field(default_factory=list)
+    gpu_link: list[GpuLink] = Field(default_factory=list)
+    xid: list[Xid] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -351,4 +378,6 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "dlc": ("tag",),
     "ngc": ("tag",),
     "env_var": ("name",),
+    "gpu_link": ("gpu",),
+    "xid": ("code",),
 }
