@@ -10,7 +10,7 @@ from stackcheck.plan.model import InstanceFacts, MemoryBreakdown, PlanReport
 
 _TERM_WIDTH = 36
 _FORMULA_INDENT = " " * (2 + _TERM_WIDTH + 10)
-_VERDICT_COLOURS = {"fits": "32", "fits-with-changes": "33", "will-oom": "31"}
+_VERDICT_COLOURS = {"fits": "32", "tight": "33", "fits-with-changes": "33", "will-oom": "31"}
 
 
 def _count(params: int) -> str:
@@ -57,9 +57,14 @@ def _memory(memory: MemoryBreakdown, out: Writer) -> None:
 def _header(plan: PlanReport, out: Writer) -> None:
     request, shape = plan.request, plan.model
     zero = "FSDP" if request.fsdp else f"ZeRO-{plan.zero_stage}"
+    total = shape.params.value if shape.params else request.params or 0
+    precision = plan.effective_precision.value
+    if plan.effective_precision is not request.precision:
+        precision += f" (asked {request.precision.value})"
     out.lines.append(
-        f"Plan: {_count(request.params)} parameters, {request.precision.value}, "
-        f"{request.optimizer.value}, {zero}"
+        f"Plan: {shape.source + ', ' if shape.source else ''}{_count(total)} parameters, "
+        f"{precision}, {request.optimizer.value}, {zero}"
+        + (f", MoE {shape.experts} experts top-{shape.top_k}" if shape.experts else "")
         + (
             f", MoE {request.moe_experts} experts top-{request.top_k}"
             if request.moe_experts
@@ -72,6 +77,13 @@ def _header(plan: PlanReport, out: Writer) -> None:
         f"{shape.layers} layers, hidden {shape.hidden}, {shape.heads} heads, vocabulary "
         f"{shape.vocab}{derived}",
     )
+    for label, counted in (("Parameters", shape.params), ("Active/token", shape.active_params)):
+        if counted is not None and (label == "Parameters" or shape.experts or request.moe_experts):
+            out.row(label, f"{counted.value:,} = {counted.formula}")
+    if shape.mtp_params:
+        out.row("MTP modules", f"{shape.mtp_params:,} more, trained alongside (in memory)")
+    for note in plan.precision_notes:
+        out.row("Precision", note)
     checkpointing = (
         "full activation checkpointing"
         if request.activation_checkpointing

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from stackcheck import __version__
 from stackcheck.check.model import Finding
 from stackcheck.plan.layout import JobLayout
-from stackcheck.plan.request import PlanRequest
+from stackcheck.plan.request import PlanRequest, Precision
 from stackcheck.plan.shape import ModelShape
 
 PLAN_SCHEMA_VERSION = 1
@@ -48,7 +48,8 @@ class MemoryBreakdown(_Model):
     total: Figure
     capacity: Figure
     headroom_gib: float
-    fits: bool
+    fits: bool  # with at least 5% of GPU memory to spare
+    tight: bool  # fits, with less than 5% to spare
     activations_without_checkpointing: Figure
     activations_with_checkpointing: Figure
     symbols: list[Symbol]
@@ -77,7 +78,7 @@ class Change(_Model):
     fits: bool
 
 
-Status = Literal["fits", "fits-with-changes", "will-oom"]
+Status = Literal["fits", "tight", "fits-with-changes", "will-oom"]
 
 
 class Verdict(_Model):
@@ -97,6 +98,8 @@ class Candidate(_Model):
     layout: JobLayout
     total_gib: float
     headroom_gib: float
+    tight: bool = False
+    effective_precision: Precision
     equivalents: list[str] = Field(
         default_factory=list, description="Other sizes with the same GPUs per instance and links"
     )
@@ -115,6 +118,8 @@ class PlanReport(_Model):
     request: PlanRequest
     model: ModelShape
     zero_stage: int
+    effective_precision: Precision
+    precision_notes: list[str] = Field(default_factory=list)
     instance: InstanceFacts | None = None
     memory: MemoryBreakdown | None = None
     verdict: Verdict

@@ -37,6 +37,7 @@ class Fit:
     instance: Instance
     layout: JobLayout
     estimate: Estimate
+    settings: Settings
 
 
 def divisors(number: int) -> list[int]:
@@ -137,15 +138,19 @@ def preference(layout: JobLayout, domain: int) -> tuple[int, ...]:
 
 
 def best_fit(settings: Settings, instance: Instance, nodes: int, pinned: Pinned) -> Fit | None:
+    """The preferred layout that fits with headroom; else the preferred one that fits tightly."""
     domain = nvlink_domain(instance)
     ordered = sorted(
         layouts(settings, instance, nodes, pinned), key=lambda layout: preference(layout, domain)
     )
+    tight = None
     for layout in ordered:
         found = estimate(settings, layout, gpu_memory(instance))
         if found.fits:
-            return Fit(instance, layout, found)
-    return None
+            return Fit(instance, layout, found, settings)
+        if tight is None and found.tight:
+            tight = Fit(instance, layout, found, settings)
+    return tight
 
 
 def node_range(settings: Settings, instance: Instance, pinned: Pinned, max_gpus: int) -> range:
@@ -183,10 +188,12 @@ def fewest_nodes(
     if not nodes:
         return None
     bound = _most_split(settings, instance, nodes[-1], pinned)
-    if not estimate(settings, bound, gpu_memory(instance)).fits:
+    if estimate(settings, bound, gpu_memory(instance)).headroom < 0:
         return None
+    tight = None
     for count in nodes:
         fit = best_fit(settings, instance, count, pinned)
-        if fit is not None:
+        if fit is not None and fit.estimate.fits:
             return fit
-    return None
+        tight = tight or fit
+    return tight
