@@ -311,6 +311,18 @@ class EnvVarAdvice(Fact):
     summary: str = Field(description="What setting it costs where it is not needed")
 
 
+class GpuPerformance(Fact):
+    """A GPU's dense peak per precision (the vendor's figure without sparsity) and the share of
+    it a well-tuned training step achieves, each with its source: what `plan` times steps by."""
+
+    gpu: str  # a Gpu.name
+    dense_tflops: dict[str, float] = Field(description="precision -> dense peak TFLOPS")
+    achievable: dict[str, float] = Field(
+        description="precision -> achieved share of the dense peak in training (MFU-like)"
+    )
+    achievable_source: str
+
+
 class Matrix(BaseModel):
     """All tables. ``version`` names this edition of the data; ``built`` is its date."""
 
@@ -332,6 +344,7 @@ class Matrix(BaseModel):
     dlc: list[ContainerImage] = Field(default_factory=list)
     ngc: list[ContainerImage] = Field(default_factory=list)
     env_var: list[EnvVarAdvice] = Field(default_factory=list)
+    gpu_performance: list[GpuPerformance] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -351,4 +364,5 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "dlc": ("tag",),
     "ngc": ("tag",),
     "env_var": ("name",),
+    "gpu_performance": ("gpu",),
 }

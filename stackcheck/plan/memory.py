@@ -59,6 +59,9 @@ class Settings:
     top_k: int
     expert_params: int | None = None  # counted from the architecture; None: the 8E/(4+8E) share
     grad_dtype: GradDtype | None = None  # None: the precision's default (fp32 for bf16)
+    global_batch: int | None = None  # sequences per step; None: about 4M tokens
+    virtual_stages: int = 1  # interleaved pipeline schedule
+    tp_comm_overlap: bool = False  # Transformer Engine overlaps TP traffic with GEMMs
 
     @property
     def state(self) -> StateBytes:

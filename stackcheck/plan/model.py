@@ -15,6 +15,7 @@ from stackcheck.check.model import Finding
 from stackcheck.plan.layout import JobLayout
 from stackcheck.plan.request import PlanRequest, Precision
 from stackcheck.plan.shape import ModelShape
+from stackcheck.plan.steptime import StepTime
 
 PLAN_SCHEMA_VERSION = 1
 
@@ -100,6 +101,7 @@ class Candidate(_Model):
     headroom_gib: float
     tight: bool = False
     effective_precision: Precision
+    step_time: StepTime | None = None
     equivalents: list[str] = Field(
         default_factory=list, description="Other sizes with the same GPUs per instance and links"
     )
@@ -122,6 +124,7 @@ class PlanReport(_Model):
     precision_notes: list[str] = Field(default_factory=list)
     instance: InstanceFacts | None = None
     memory: MemoryBreakdown | None = None
+    step_time: StepTime | None = None  # of the layout shown
     verdict: Verdict
     candidates: list[Candidate] = Field(default_factory=list)
     scale: ScaleAdvice

@@ -45,6 +45,7 @@ from stackcheck.plan.request import PlanRequest
 from stackcheck.plan.scale import advise
 from stackcheck.plan.search import Fit, Pinned, fewest_nodes, gpu_memory, place, plannable
 from stackcheck.plan.shape import derive_shape, shape_of
+from stackcheck.plan.steptime import estimate_step, performance
 from stackcheck.rules import RULES
 from stackcheck.rules.layout import TensorParallelHeads
 from stackcheck.snapshot.model import Instance as SnapshotInstance
@@ -107,6 +108,9 @@ def _settings(request: PlanRequest, arch: Architecture | None) -> Settings:
         top_k=top_k,
         expert_params=expert_params,
         grad_dtype=request.grad_dtype,
+        global_batch=request.global_batch,
+        virtual_stages=request.virtual_stages,
+        tp_comm_overlap=request.tp_comm_overlap,
     )
 
 
@@ -289,6 +293,9 @@ def _plan_on(request: PlanRequest, asked: Settings, index: MatrixIndex) -> PlanR
         precision_notes=list(precision.notes),
         instance=_facts(instance),
         memory=_breakdown(state.estimate, layout),
+        step_time=estimate_step(
+            settings, layout, instance, performance(instance, index.matrix.gpu_performance)
+        ),
         verdict=_verdict_on(state, index.matrix.instance, request.max_gpus),
         scale=advise(settings.params, settings.experts, instance, index.matrix.instance),
         findings=_findings(layout, index),
@@ -315,15 +322,24 @@ def _representatives(instances: Sequence[Instance]) -> list[tuple[Instance, list
     return list(groups.values())
 
 
+def _rank(fit: Fit) -> tuple[object, ...]:
+    """Timed candidates first, by GPU-hours per million tokens, then time per step; the rest by
+    GPUs, GPU memory and name."""
+    step = fit.step
+    timed = (step.gpu_hours_per_million_tokens, step.seconds) if step else (0.0, 0.0)
+    return (step is None, *timed, fit.layout.gpus, gpu_memory(fit.instance), fit.instance.type)
+
+
 def _candidates(
     settings: Settings, pinned: Pinned, index: MatrixIndex, max_gpus: int
 ) -> list[Candidate]:
     found: list[tuple[Fit, list[str]]] = []
     for instance, equivalents in _representatives(index.matrix.instance):
-        fit = fewest_nodes(on_gpu(settings, instance, index)[0], instance, pinned, max_gpus)
+        perf = performance(instance, index.matrix.gpu_performance)
+        fit = fewest_nodes(on_gpu(settings, instance, index)[0], instance, pinned, max_gpus, perf)
         if fit is not None:
             found.append((fit, equivalents))
-    found.sort(key=lambda f: (f[0].layout.gpus, gpu_memory(f[0].instance), f[0].instance.type))
+    found.sort(key=lambda f: _rank(f[0]))
     return [
         Candidate(
             instance=_facts(fit.instance),
@@ -334,6 +350,7 @@ def _candidates(
             headroom_gib=(fit.estimate.capacity.value - fit.estimate.total.value) / GIB,
             tight=fit.estimate.tight,
             effective_precision=fit.settings.precision,
+            step_time=fit.step,
             equivalents=equivalents,
         )
         for fit, equivalents in found
@@ -382,8 +399,9 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
         settings = steps[-1][1]
     settings, precision = on_gpu(settings, instance, index)
     state = State(settings, best.layout, instance)
+    first = "fewest GPU-hours per token" if best.step_time else "fewest GPUs"
     where = (
-        f"fewest GPUs: {best.layout.describe()}, {_gib(state.estimate.total.value)} of "
+        f"{first}: {best.layout.describe()}, {_gib(state.estimate.total.value)} of "
         f"{_gib(state.estimate.capacity.value)} per GPU"
     )
     if steps:
@@ -421,6 +439,7 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
         precision_notes=list(precision.notes),
         instance=best.instance,
         memory=_breakdown(state.estimate, best.layout),
+        step_time=best.step_time,
         verdict=verdict,
         candidates=candidates,
         scale=advise(settings.params, settings.experts, instance, instances),

@@ -111,6 +111,11 @@ class PlanRequest(BaseModel):
     dp: int | None = Field(default=None, gt=0)
     ep: int | None = Field(default=None, gt=0)
     max_gpus: int = Field(default=4096, gt=0, description="Largest job the instance search tries")
+    global_batch: int | None = Field(
+        default=None, gt=0, description="Sequences per optimizer step (default: about 4M tokens)"
+    )
+    virtual_stages: int = Field(default=1, gt=0, description="Interleaved pipeline stages")
+    tp_comm_overlap: bool = False
 
     @property
     def zero_stage(self) -> int:

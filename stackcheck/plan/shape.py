@@ -37,6 +37,7 @@ class ModelShape(BaseModel):
     params: ParamCount | None = None  # total, all experts, without MTP modules
     active_params: ParamCount | None = None  # what one token passes through
     mtp_params: int = 0  # multi-token prediction modules, trained alongside (in memory)
+    attention_dim: int | None = None  # d in the attention FLOPs 12*L*s*d; None: the hidden size
 
 
 def _per_layer_factor(experts: int | None) -> int:
@@ -74,6 +75,7 @@ def shape_of(arch: Architecture) -> ModelShape:
         params=arch.total,
         active_params=arch.active,
         mtp_params=arch.mtp,
+        attention_dim=arch.attention_flops_dim,
     )
 
 
