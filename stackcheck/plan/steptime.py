@@ -5,20 +5,20 @@
   attention width), one more forward with full activation checkpointing (8·N + 16·L·s·d), over
   the GPU's dense peak in the precision trained times the share a tuned step achieves (both from
   the matrix's ``gpu_performance``, sourced).
-- Pipeline bubble: 1F1B idles (PP−1)/(v·m) of the compute, m micro-batches per step, v virtual
+- Pipeline bubble: 1F1B idles (PP-1)/(v·m) of the compute, m micro-batches per step, v virtual
   stages (interleaved schedule; 1 without).
 - Tensor parallelism (sequence parallel, Korthikanti et al. 2022): per layer and micro-batch four
   all-reduce volumes of s·b·h activations forward and backward (six with recomputation), each
-  2·(TP−1)/TP of it per GPU, over NVLink at half NVIDIA's bidirectional figure (each way), or
+  2·(TP-1)/TP of it per GPU, over NVLink at half NVIDIA's bidirectional figure (each way), or
   over EFA when the group leaves the NVLink domain. Exposed unless --tp-comm-overlap.
-- Data parallelism: the gradients each GPU holds, ring all-reduced over DP·CP ranks (2·(d−1)/d of
+- Data parallelism: the gradients each GPU holds, ring all-reduced over DP·CP ranks (2·(d-1)/d of
   them per GPU; ZeRO-3 gathers parameters twice more), over EFA's per-GPU share when the job
   spans instances; overlapped with the last micro-batch's backward pass, the rest exposed.
 - Pipeline sends: each micro-batch's s·b·h activations forward and its gradient back, split over
   the TP ranks, per stage boundary (v times with interleaving), over EFA when stages sit on
   different instances.
 - MoE all-to-all: each MoE layer dispatches and combines each token's k expert inputs forward and
-  backward, (EP−1)/EP of them leaving the GPU, over NVLink inside the domain, else EFA.
+  backward, (EP-1)/EP of them leaving the GPU, over NVLink inside the domain, else EFA.
 - Context parallelism's K/V exchange is taken as overlapped with attention (ring attention).
 EFA per GPU is the instance's figure (each way) shared by its GPUs. Terms add up; nothing else
 overlaps. The bottleneck is the largest of compute, bubble, NVLink traffic and EFA traffic.
