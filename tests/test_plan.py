@@ -398,7 +398,8 @@ def test_text_output(cli: Cli) -> None:
                  "Scale: scale-out", "SC801", "stackcheck explain SC801"):  # fmt: skip
         assert text in done.out
     anywhere = cli("plan", "--params", "7B")
-    assert "Instances it fits on" in anywhere.out and anywhere.code == 0
+    assert "Where it fits, fewest GPU-hours per million tokens first" in anywhere.out
+    assert "GPU-h/Mtok" in anywhere.out and anywhere.code == 0
 
 
 def test_json_output_carries_every_number_and_its_formula() -> None:

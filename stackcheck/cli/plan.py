@@ -131,6 +131,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "--max-gpus": "largest job the instance search tries (default 4096)",
         },
     )
+    _sizes(
+        parser,
+        "step time (the estimate ranks layouts and instances)",
+        {
+            "--global-batch": "sequences per optimizer step (default: about 4M tokens)",
+            "--virtual-stages": "interleaved pipeline stages per GPU (default 1)",
+        },
+    )
+    parser.add_argument(
+        "--tp-comm-overlap",
+        action="store_true",
+        help="TP traffic overlaps the GEMMs (Transformer Engine userbuffers, NeMo's recipes)",
+    )
     add_matrix_argument(parser)
     add_output_arguments(parser, PLAN_FORMAT_NAMES)
     parser.set_defaults(run=run)
@@ -138,11 +151,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 _GIVEN = (
     "precision", "optimizer", "zero", "fsdp", "activation_checkpointing", "eager_attention",
-    "instance",
+    "instance", "tp_comm_overlap",
 )  # fmt: skip
 _OPTIONAL = (
     "params", "model", "grad_dtype", "seq_len", "micro_batch", "layers", "hidden", "heads",
-    "vocab", "moe_experts", "top_k", "nodes", "tp", "pp", "cp", "dp", "ep", "max_gpus",
+    "vocab", "moe_experts", "top_k", "global_batch", "virtual_stages", "nodes", "tp", "pp",
+    "cp", "dp", "ep", "max_gpus",
 )  # fmt: skip
 
 

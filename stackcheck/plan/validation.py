@@ -120,6 +120,6 @@ def table(outcomes: list[Outcome]) -> str:
         unit = MEASURES[r["measured"]]
         lines.append(
             f"| {r['name']} | {layout}, {r['precision']} | {o.measured:g} {unit} | "
-            f"{o.predicted:.3g} {unit} | {o.ratio:.2f} | {o.step.bottleneck} |"
+            f"{o.predicted:,.4g} {unit} | {o.ratio:.2f} | {o.step.bottleneck} |"
         )
     return "\n".join(lines) + "\n"
