@@ -260,3 +260,12 @@ def test_no_recommendation_contradicts_another_over_many_targets(matrix: Matrix)
                     _no_contradiction(recommend_for(target, index, TODAY, 3, keep), target)
                     checked += 1
     assert checked > 1000
+
+
+def test_a_dlami_read_from_a_translated_page_says_so(matrix: Matrix) -> None:
+    index = MatrixIndex(matrix)
+    for dlami in matrix.dlami:
+        rec = dlami_recommendation(dlami, Target(), index, TODAY)
+        translated = "amazonaws.cn/" in dlami.source or "/it_it/" in dlami.source
+        said = any("translated copy" in c for c in rec.cautions)
+        assert said == translated, dlami.source

@@ -18,12 +18,16 @@ HELP = "plan a training job: memory per GPU, a verdict, the instances it fits on
 DESCRIPTION = f"""\
 {HELP}.
 
+The model: --model reads a Hugging Face config.json (or a bundled model) and counts its
+parameters exactly, total and active per token; --params alone derives a shape, and says so.
 Memory per GPU is computed term by term (parameters, gradients, optimizer states, activations,
 a reserve for the CUDA context, NCCL and fragmentation) against the GPU memory of the instance
-type, from the matrix. With --instance the job is judged as given (unset sizes: TP = PP = 1, the
-fewest nodes, DP filling them) and the smallest change that makes it fit is searched; without it,
-every instance type in the matrix is tried. Exit codes: 0 fits; 1 will OOM as given, or findings
-at or above --fail-on; 2 bad input."""
+type, from the matrix, in the precision the GPU can train in. A job fits with at least 5% of GPU
+memory to spare; less is tight. With --instance the job is judged as given (unset sizes: TP = PP
+= 1, the fewest nodes, DP filling them) and the smallest change that makes it fit is searched;
+without it, every instance type in the matrix is tried and ranked by an estimated time per step
+(GPU-hours per million tokens), each with its bottleneck. Exit codes: 0 fits; 1 will OOM as
+given, tight with --fail-on warning, or findings at or above --fail-on; 2 bad input."""
 
 
 def _positive(text: str) -> int:

@@ -20,6 +20,8 @@ from stackcheck.recommend.target import Target
 from stackcheck.snapshot.model import ComponentName
 
 _TORCH_IN_NAME = re.compile(r"PyTorch (\d+\.\d+)")
+# AWS documentation copies in other languages: a locale path segment, or the China mirror.
+_TRANSLATED = re.compile(r"docs\.amazonaws\.cn/|docs\.aws\.amazon\.com/[a-z]{2}_[a-z]{2}/")
 
 
 def torch_line(dlami: Dlami) -> str | None:
@@ -79,6 +81,8 @@ def _cautions(dlami: Dlami, target: Target, index: MatrixIndex, today: date) -> 
         cautions.append(f"driver branch R{branch.branch} reached end of life on {branch.eol}")
     if dlami.unsure:
         cautions.append("rests on matrix facts marked unsure")
+    if _TRANSLATED.search(dlami.source):
+        cautions.append("the matrix read this release from a translated copy of AWS's page")
     return cautions
 
 
