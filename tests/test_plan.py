@@ -407,7 +407,7 @@ def test_json_output_carries_every_number_and_its_formula() -> None:
                           "4", "--tp", "8", "--pp", "4", "--format", "json")  # fmt: skip
     report = json.loads(done.out)
     assert done.code == 0, done.err
-    assert report["schema_version"] == 1 and report["verdict"]["status"] == "fits"
+    assert report["schema_version"] == 2 and report["verdict"]["status"] == "fits"
     assert report["instance"]["source"].startswith("aws/karpenter-provider-aws@")
     assert report["instance"]["nvlink_source"]
     for term in report["memory"]["terms"]:

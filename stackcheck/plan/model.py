@@ -17,7 +17,9 @@ from stackcheck.plan.request import PlanRequest, Precision
 from stackcheck.plan.shape import ModelShape
 from stackcheck.plan.steptime import StepTime
 
-PLAN_SCHEMA_VERSION = 1
+PLAN_SCHEMA_VERSION = (
+    2  # 2: --model (request.params may be null), "tight", step_time, effective_precision
+)
 
 
 class _Model(BaseModel):
