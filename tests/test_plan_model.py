@@ -198,3 +198,12 @@ def test_model_and_shape_flags_exclude_each_other(cli: Callable[..., Outcome]) -
     assert done.code == 2
     done = cli("plan", "--model", "llama-3-8b", "--instance", "p5.48xlarge", "--format", "json")
     assert json.loads(done.out)["model"]["params"]["value"] == 8_030_261_248
+
+
+def test_a_huge_max_gpus_stays_bounded(matrix: Matrix) -> None:
+    """Instances without EFA stop at one NVLink domain, more nodes are tried one by one only for
+    a while: a billion GPUs allowed is no slower than a few thousand."""
+    report = plan(matrix, params=70 * B, max_gpus=10**9)
+    assert report.verdict.status == "fits"
+    report = plan(matrix, params=70 * B, precision="fp32", instance="p5.48xlarge", max_gpus=10**9)
+    assert report.verdict.status == "fits-with-changes"

@@ -183,8 +183,8 @@ def node_range(settings: Settings, instance: Instance, pinned: Pinned, max_gpus:
     if pinned.nodes:
         return range(pinned.nodes, pinned.nodes + 1)
     largest = max(1, max_gpus // instance.gpu_count)
-    while not reaches(instance, largest):
-        largest -= 1
+    if not reaches(instance, largest):  # no EFA: as many as one NVLink domain holds
+        largest = max(1, min(largest, nvlink_domain(instance) // instance.gpu_count))
     # Every byte of training state lives on some GPU at least once.
     state = settings.params * settings.state_bytes_per_param
     fewest_gpus = math.ceil(state / (gpu_memory(instance) * GIB))
