@@ -269,3 +269,21 @@ def test_a_dlami_read_from_a_translated_page_says_so(matrix: Matrix) -> None:
         translated = "amazonaws.cn/" in dlami.source or "/it_it/" in dlami.source
         said = any("translated copy" in c for c in rec.cautions)
         assert said == translated, dlami.source
+
+
+def test_no_image_with_a_known_issue_ranks_above_one_without(matrix: Matrix) -> None:
+    for instance in ("p5.48xlarge", "p4d.24xlarge", "g5.48xlarge"):
+        for torch in ("2.5", "2.9", "2.11"):
+            found = ranked(matrix, instance=instance, torch=torch)
+            for kind in ("dlc", "ngc", "dlami"):
+                severe = [
+                    any(
+                        c.startswith("known issue: ") and ("(warning" in c or "(error" in c)
+                        for c in r.cautions
+                    )
+                    for r in found[kind]
+                ]
+                runnable = ["needs driver" not in r.reason for r in found[kind]]
+                for i in range(len(severe) - 1):
+                    if runnable[i] == runnable[i + 1]:
+                        assert not (severe[i] and not severe[i + 1]), (instance, torch, kind)

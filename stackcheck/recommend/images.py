@@ -6,9 +6,9 @@ list, or that of the official PyTorch wheel it ships), has a CUDA major the GPU 
 an NCCL at least the first release for the GPU. Among those, an image with an older PyTorch than
 the one asked for is offered only when no image has that release or a newer one, and an image
 past its end of patch only when no patched one (or one without a date) fits; either is said so.
-Then: images the driver runs natively, then through CUDA minor-version compatibility, then ones
-that need a newer driver; the PyTorch release asked for, no known issue of severity warning or
-error, still patched, the newest PyTorch, the newest image.
+Then: images the driver runs before ones that need a newer driver; no known issue of severity
+warning or error on this instance before one; natively before CUDA minor-version compatibility;
+the PyTorch release asked for; the newest PyTorch; the newest image.
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ class _Fit:
     needs_driver: str | None = None
     cautions: list[str] = field(default_factory=list)
 
-    def rank(self) -> tuple[bool, int, bool, bool, bool, Version, date]:
+    def rank(self) -> tuple[bool, bool, int, bool, bool, Version, date]:
         image = self.image
         return (
             self.level > NEEDS_DRIVER,
+            not self.severe_issue,
             self.level,
             self.torch_match,
-            not self.severe_issue,
             self.past_patch is None,
             versions.key(image.torch),
             image.released or image.checked,
