@@ -334,6 +334,16 @@ class Xid(Fact):
     meaning: str
     severity: XidSeverity = Field(description="How stackcheck reports a GPU that logged it")
     action: str
+class GpuPerformance(Fact):
+    """A GPU's dense peak per precision (the vendor's figure without sparsity) and the share of
+    it a well-tuned training step achieves, each with its source: what `plan` times steps by."""
+
+    gpu: str  # a Gpu.name
+    dense_tflops: dict[str, float] = Field(description="precision -> dense peak TFLOPS")
+    achievable: dict[str, float] = Field(
+        description="precision -> achieved share of the dense peak in training (MFU-like)"
+    )
+    achievable_source: str
 
 
 class Matrix(BaseModel):
@@ -359,6 +369,7 @@ class Matrix(BaseModel):
     env_var: list[EnvVarAdvice] = Field(default_factory=list)
     gpu_link: list[GpuLink] = Field(default_factory=list)
     xid: list[Xid] = Field(default_factory=list)
+    gpu_performance: list[GpuPerformance] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -380,4 +391,5 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "env_var": ("name",),
     "gpu_link": ("gpu",),
     "xid": ("code",),
+    "gpu_performance": ("gpu",),
 }
