@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -63,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = ["check", *arguments]
     parser = build_parser()
     args = parser.parse_args(arguments)
+    args.started = time.monotonic()  # for the check's duration (prometheus output)
     try:
         return int(args.run(args))
     except StackcheckError as exc:

@@ -11,6 +11,8 @@ import argparse
 import json
 import os
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # stackcheck.formats.FORMAT_NAMES, repeated here so that --help does not import every format.
-FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown")
+FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown", "prometheus")
 PLAN_FORMAT_NAMES = ("text", "json")  # stackcheck.formats.PLAN_FORMAT_NAMES, likewise
 
 
@@ -90,10 +92,21 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
     parser.add_argument("--format", choices=formats, default="text", help="output format")
+    if "prometheus" in formats:
+        add_output_file_argument(parser)
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         help="exit 1 when a finding is at least this severe (default: the config's, else error)",
+    )
+
+
+def add_output_file_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the output to FILE instead of stdout, atomically (a reader such as "
+        "node_exporter's textfile collector never sees half a file)",
     )
 
 
@@ -189,6 +202,7 @@ def emit(
     ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``); ``inline``
     holds a Dockerfile's inline ignores."""
     from stackcheck.formats import get_format
+    from stackcheck.formats.prometheus import RunFacts
     from stackcheck.policy.apply import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
 
@@ -212,10 +226,48 @@ def emit(
             warn(notice.message)
     if args.format == "json" and json_extra:
         document = {**report.model_dump(mode="json"), **json_extra}
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        output(json.dumps(document, indent=2) + "\n", args)
     else:
-        sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
+        run = RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
+        output(get_format(args.format, args.show_suppressed, run=run).render(report), args)
     return exit_code(report.findings, fail_threshold(args))
+
+
+def started(args: argparse.Namespace) -> float:
+    """When the command started (time.monotonic()), as main() noted it."""
+    return float(getattr(args, "started", time.monotonic()))
+
+
+def output(text: str, args: argparse.Namespace) -> None:
+    """The command's output: to --output FILE (atomically) where given, else stdout."""
+    path = getattr(args, "output", None)
+    if path:
+        write_atomically(Path(path), text)
+    else:
+        sys.stdout.write(text)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a temporary file beside PATH and rename it over PATH: readers see the old file or
+    the new one, never a part. The temporary name does not end in .prom, so node_exporter's
+    textfile collector skips it; the file is made readable to all, as a collector running as
+    another user must read it."""
+    import tempfile
+
+    try:
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."
+        )
+    except OSError as exc:
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def fail_threshold(args: argparse.Namespace) -> str:
