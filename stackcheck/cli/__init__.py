@@ -14,6 +14,7 @@ from stackcheck.cli import (
     fleet,
     lint_dockerfile,
     matrix,
+    node_check,
     plan,
     probe,
     recommend,
@@ -24,7 +25,19 @@ from stackcheck.cli import (
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
 
-COMMANDS = (check, probe, scan, triage, lint_dockerfile, fleet, rules, matrix, recommend, plan)
+COMMANDS = (
+    check,
+    probe,
+    scan,
+    triage,
+    lint_dockerfile,
+    fleet,
+    rules,
+    matrix,
+    recommend,
+    plan,
+    node_check,
+)
 
 DESCRIPTION = """\
 Lint the software stack under GPU distributed training: NVIDIA driver, CUDA, cuDNN, NCCL,

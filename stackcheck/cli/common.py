@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from stackcheck.check.model import Finding, Report
+    from stackcheck.formats.base import ReportFormat
     from stackcheck.matrix import Matrix
     from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
@@ -201,8 +202,15 @@ def emit(
     report's warnings, such as a stale matrix, go to stderr too), return the exit code.
     ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``); ``inline``
     holds a Dockerfile's inline ignores."""
+    report = settle(report, args, inline)
+    show(report, args, json_extra)
+    return exit_code(report.findings, fail_threshold(args))
+
+
+def settle(report: Report, args: argparse.Namespace, inline: InlineIgnores | None = None) -> Report:
+    """The report with the policy applied (config, baseline, inline ignores), and the side files
+    (--write-baseline, --sarif, --report-json, --summary) written."""
     from stackcheck.formats import get_format
-    from stackcheck.formats.prometheus import RunFacts
     from stackcheck.policy.apply import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
 
@@ -221,16 +229,30 @@ def emit(
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(Path(summary), get_format("markdown").render(report), append=True)
+    return report
+
+
+def show(
+    report: Report,
+    args: argparse.Namespace,
+    json_extra: dict[str, Any] | None = None,
+    form: ReportFormat | None = None,
+) -> None:
+    """Print the report in --format (or in ``form``, a format the command builds itself)."""
+    from stackcheck.formats import get_format
+    from stackcheck.formats.prometheus import RunFacts
+
     if args.format == "text":
         for notice in report.warnings:
             warn(notice.message)
     if args.format == "json" and json_extra:
         document = {**report.model_dump(mode="json"), **json_extra}
         output(json.dumps(document, indent=2) + "\n", args)
-    else:
+        return
+    if form is None:
         run = RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
-        output(get_format(args.format, args.show_suppressed, run=run).render(report), args)
-    return exit_code(report.findings, fail_threshold(args))
+        form = get_format(args.format, args.show_suppressed, run=run)
+    output(form.render(report), args)
 
 
 def started(args: argparse.Namespace) -> float:
