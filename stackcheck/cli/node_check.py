@@ -82,13 +82,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _check(args)
     except StackcheckError as exc:
-        if args.format == "npd":  # NPD shows stdout as the condition's message
-            from stackcheck.formats.npd import one_line
-
-            sys.stdout.write(one_line(f"stackcheck could not check: {exc}", 80) + "\n")
-        raise
+        problem = exc
     except Exception as exc:  # a crash must read as "unknown" (2), never as "unhealthy" (1)
-        raise StackcheckError(f"node-check failed: {exc!r}") from exc
+        problem = StackcheckError(f"node-check failed: {exc!r}")
+    if args.format == "npd":  # NPD shows stdout as the condition's message
+        from stackcheck.formats.npd import MAX_MESSAGE, one_line
+
+        sys.stdout.write(one_line(f"stackcheck could not check: {problem}", MAX_MESSAGE) + "\n")
+    raise problem
 
 
 def _check(args: argparse.Namespace) -> int:
