@@ -19,8 +19,6 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import PROJECT
-from tests.support.elfbuild import ElfFactory
-from tests.support.fleet import p5_trees
 
 EXAMPLES = PROJECT / "examples" / "kubernetes"
 MANIFESTS = sorted(EXAMPLES.glob("*.yaml"))
@@ -32,11 +30,6 @@ NPD_EXIT = {"ok": 0, "problem": 1, "unknown": 2}  # NPD's custom plugin protocol
 
 def documents(path: Path) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
-
-
-@pytest.fixture(scope="module")
-def trees(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> dict[str, Path]:
-    return p5_trees(tmp_path_factory.mktemp("trees"), elves)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -95,14 +88,14 @@ def _plugin(rule: dict[str, Any], tree: Path) -> list[str]:
     ],
 )
 def test_the_npd_plugin_answers_with_its_exit_code_and_one_short_line(
-    trees: dict[str, Path], tmp_path: Path, tree: str, status: str, message: str
+    p5: dict[str, Path], tmp_path: Path, tree: str, status: str, message: str
 ) -> None:
     config, _ = _npd()
     rule = config["rules"][0]
     limit = config["pluginConfig"]["max_output_length"]
     timeout = int(rule["timeout"].removesuffix("s"))
     done = subprocess.run(
-        _plugin(rule, trees.get(tree, tmp_path / tree)),
+        _plugin(rule, p5.get(tree, tmp_path / tree)),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -116,7 +109,7 @@ def test_the_npd_plugin_answers_with_its_exit_code_and_one_short_line(
 
 
 def test_the_textfile_daemonset_writes_what_node_exporter_reads(
-    trees: dict[str, Path], tmp_path: Path
+    p5: dict[str, Path], tmp_path: Path
 ) -> None:
     (daemonset,) = documents(EXAMPLES / "stackcheck-textfile-daemonset.yaml")
     pod = daemonset["spec"]["template"]["spec"]
@@ -135,7 +128,7 @@ def test_the_textfile_daemonset_writes_what_node_exporter_reads(
     shim.chmod(0o755)
     assert "sleep 300" in script
     once = (
-        script.replace("/host", str(trees["broken"]))
+        script.replace("/host", str(p5["broken"]))
         .replace("/textfile", str(tmp_path))
         .replace("sleep 300", "break")
     )

@@ -12,51 +12,44 @@ import pytest
 from stackcheck.check.model import Finding, Severity
 from stackcheck.health.slurm import MARKER, MAX_REASON, NodeState, decide, drain_reason
 from tests.conftest import Outcome
-from tests.support.elfbuild import ElfFactory
-from tests.support.fleet import p5_trees
 
 Cli = Callable[..., Outcome]
 
 
 @pytest.fixture(scope="module")
-def trees(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> dict[str, Path]:
-    return p5_trees(tmp_path_factory.mktemp("trees"), elves)
-
-
-@pytest.fixture(scope="module")
-def expected(trees: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+def expected(p5: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The cluster's intended stack: the healthy tree's snapshot, as a reference node writes it."""
     from stackcheck.probes import probe_root
     from stackcheck.snapshot import dump_snapshot
 
     path = tmp_path_factory.mktemp("expected") / "expected.json"
-    path.write_text(dump_snapshot(probe_root(str(trees["healthy"]))))
+    path.write_text(dump_snapshot(probe_root(str(p5["healthy"]))))
     return path
 
 
-def test_a_healthy_tree_passes_and_a_broken_one_fails(cli: Cli, trees: dict[str, Path]) -> None:
-    healthy = cli("node-check", "--root", str(trees["healthy"]), "--format", "json")
+def test_a_healthy_tree_passes_and_a_broken_one_fails(cli: Cli, p5: dict[str, Path]) -> None:
+    healthy = cli("node-check", "--root", str(p5["healthy"]), "--format", "json")
     assert healthy.code == 0, healthy.err
     assert not [f for f in json.loads(healthy.out)["findings"] if f["severity"] == "error"]
-    broken = cli("node-check", "--root", str(trees["broken"]))
+    broken = cli("node-check", "--root", str(p5["broken"]))
     assert broken.code == 1
     assert "SC101" in broken.out and "SC401" in broken.out
 
 
 def test_drift_from_the_expected_stack_is_a_finding(
-    cli: Cli, trees: dict[str, Path], expected: Path
+    cli: Cli, p5: dict[str, Path], expected: Path
 ) -> None:
-    same = cli("node-check", "--root", str(trees["healthy"]), "--expected", str(expected),
+    same = cli("node-check", "--root", str(p5["healthy"]), "--expected", str(expected),
                "--format", "json", "--node", "p5-001")  # fmt: skip
     assert same.code == 0, same.err
     assert not [f for f in json.loads(same.out)["findings"] if f["id"].startswith("SC70")]
-    older = cli("node-check", "--root", str(trees["older-nccl"]), "--expected", str(expected),
+    older = cli("node-check", "--root", str(p5["older-nccl"]), "--expected", str(expected),
                 "--format", "json", "--node", "p5-017")  # fmt: skip
     assert older.code == 1, older.err
     (nccl,) = [f for f in json.loads(older.out)["findings"] if f["id"] == "SC702"]
     assert nccl["severity"] == "error"
     assert "2.21.5 on 1: p5-017" in nccl["message"] and "2.27.7 on 1: expected" in nccl["message"]
-    stray = cli("node-check", "--root", str(trees["stray-nccl-conf"]), "--expected",
+    stray = cli("node-check", "--root", str(p5["stray-nccl-conf"]), "--expected",
                 str(expected), "--fail-on", "warning", "--format", "npd")  # fmt: skip
     assert stray.code == 1
     # SC601 sees the variable itself; SC704 that only this node sets it (env drift)
@@ -64,22 +57,22 @@ def test_drift_from_the_expected_stack_is_a_finding(
 
 
 def test_a_bad_expected_file_is_exit_2_in_one_line(
-    cli: Cli, trees: dict[str, Path], tmp_path: Path
+    cli: Cli, p5: dict[str, Path], tmp_path: Path
 ) -> None:
     bad = tmp_path / "expected.json"
     bad.write_text('{"schema_version": 99}')
-    done = cli("node-check", "--root", str(trees["healthy"]), "--expected", str(bad))
+    done = cli("node-check", "--root", str(p5["healthy"]), "--expected", str(bad))
     assert done.code == 2
     assert done.err.startswith("stackcheck: error: ") and done.err.count("\n") == 1
     assert "schema_version 99" in done.err
-    npd = cli("node-check", "--root", str(trees["healthy"]), "--expected", str(bad),
+    npd = cli("node-check", "--root", str(p5["healthy"]), "--expected", str(bad),
               "--format", "npd")  # fmt: skip
     assert npd.code == 2 and npd.out.startswith("stackcheck could not check: ")
     assert npd.out.count("\n") == 1 and len(npd.out) <= 81
 
 
 def test_a_crash_reads_as_unknown_not_as_unhealthy(
-    cli: Cli, trees: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+    cli: Cli, p5: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Exit 1 would set the NPD condition (or drain the node) for a bug of stackcheck's own."""
     import stackcheck.check.engine
@@ -88,7 +81,7 @@ def test_a_crash_reads_as_unknown_not_as_unhealthy(
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(stackcheck.check.engine, "check", explode)
-    done = cli("node-check", "--root", str(trees["healthy"]), "--format", "npd")
+    done = cli("node-check", "--root", str(p5["healthy"]), "--format", "npd")
     assert done.code == 2
     assert done.out == "stackcheck could not check: node-check failed: RuntimeError('a bug')\n"
 

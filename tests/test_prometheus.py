@@ -23,16 +23,10 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.formats.prometheus import PrometheusFormat, RunFacts
 from stackcheck.snapshot import Snapshot
 from tests.conftest import PROJECT, Outcome
-from tests.support.elfbuild import ElfFactory
-from tests.support.fleet import p5_trees, probe_trees, write_fleet
+from tests.support.fleet import probe_trees, write_fleet
 
 Cli = Callable[..., Outcome]
 SERVICE = PROJECT / "scripts" / "services" / "node-exporter.sh"
-
-
-@pytest.fixture(scope="module")
-def trees(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> dict[str, Path]:
-    return p5_trees(tmp_path_factory.mktemp("trees"), elves)
 
 
 def samples(text: str, name: str) -> list[Sample]:
@@ -48,9 +42,9 @@ def one(text: str, name: str) -> float:
 
 
 def test_a_broken_tree_carries_every_finding_and_every_version(
-    cli: Cli, trees: dict[str, Path]
+    cli: Cli, p5: dict[str, Path]
 ) -> None:
-    broken = str(trees["broken"])
+    broken = str(p5["broken"])
     done = cli("check", "--root", broken, "--format", "prometheus")
     assert done.code == 1, done.err
     report = json.loads(cli("check", "--root", broken, "--format", "json").out)
@@ -98,8 +92,8 @@ def test_a_broken_tree_carries_every_finding_and_every_version(
     )
 
 
-def test_a_healthy_tree_reports_zero_errors_not_nothing(cli: Cli, trees: dict[str, Path]) -> None:
-    done = cli("check", "--root", str(trees["healthy"]), "--format", "prometheus")
+def test_a_healthy_tree_reports_zero_errors_not_nothing(cli: Cli, p5: dict[str, Path]) -> None:
+    done = cli("check", "--root", str(p5["healthy"]), "--format", "prometheus")
     assert done.code == 0, done.err
     by_severity = {
         s.labels["severity"]: s.value for s in samples(done.out, "stackcheck_findings_by_severity")
@@ -123,7 +117,7 @@ def _finding(title: str) -> Finding:
 
 
 def test_label_values_are_escaped_as_the_format_requires(
-    trees: dict[str, Path], matrix: object
+    p5: dict[str, Path], matrix: object
 ) -> None:
     """A backslash, a double quote and a line break in a label value survive the round trip."""
     from stackcheck.check.engine import check
@@ -131,7 +125,7 @@ def test_label_values_are_escaped_as_the_format_requires(
     from stackcheck.probes import probe_root
 
     assert isinstance(matrix, Matrix)
-    report = check(probe_root(str(trees["healthy"])), matrix)
+    report = check(probe_root(str(p5["healthy"])), matrix)
     awkward = 'a "quoted" C:\\path\nand a second line'
     report.findings = [_finding(awkward)]
     text = PrometheusFormat(RunFacts(datetime(2026, 12, 3, tzinfo=timezone.utc), 0.25)).render(
@@ -150,8 +144,8 @@ def test_label_values_are_escaped_as_the_format_requires(
 NAME = re.compile(r"^stackcheck_[a-z][a-z0-9_]*$")
 
 
-def test_names_help_and_types_follow_the_conventions(cli: Cli, trees: dict[str, Path]) -> None:
-    text = cli("check", "--root", str(trees["broken"]), "--format", "prometheus").out
+def test_names_help_and_types_follow_the_conventions(cli: Cli, p5: dict[str, Path]) -> None:
+    text = cli("check", "--root", str(p5["broken"]), "--format", "prometheus").out
     helped = re.findall(r"^# HELP (\S+) \S", text, re.M)
     typed = re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M)
     assert helped == [name for name, _ in typed] and len(set(helped)) == len(helped)
@@ -168,12 +162,12 @@ def test_names_help_and_types_follow_the_conventions(cli: Cli, trees: dict[str, 
 
 
 def test_output_is_written_atomically_and_readable_by_the_collector(
-    cli: Cli, trees: dict[str, Path], tmp_path: Path
+    cli: Cli, p5: dict[str, Path], tmp_path: Path
 ) -> None:
     target = tmp_path / "stackcheck.prom"
     target.write_text("old\n")
     done = cli(
-        "check", "--root", str(trees["healthy"]), "--format", "prometheus", "--output", str(target)
+        "check", "--root", str(p5["healthy"]), "--format", "prometheus", "--output", str(target)
     )
     assert done.code == 0 and done.out == "", done.err
     assert "stackcheck_findings_by_severity" in target.read_text()
@@ -182,7 +176,7 @@ def test_output_is_written_atomically_and_readable_by_the_collector(
     missing = cli(
         "check",
         "--root",
-        str(trees["healthy"]),
+        str(p5["healthy"]),
         "--format",
         "prometheus",
         "--output",
@@ -195,10 +189,10 @@ def test_output_is_written_atomically_and_readable_by_the_collector(
 
 
 def test_fleet_metrics_count_nodes_per_rule_drift_and_version(
-    cli: Cli, trees: dict[str, Path], tmp_path: Path
+    cli: Cli, p5: dict[str, Path], tmp_path: Path
 ) -> None:
     stacks: dict[str, Snapshot] = probe_trees(
-        {name: trees[name] for name in ("healthy", "older-nccl", "broken")}
+        {name: p5[name] for name in ("healthy", "older-nccl", "broken")}
     )
     nodes = {f"n{i}": "healthy" for i in range(1, 9)} | {"n9": "older-nccl", "n10": "broken"}
     write_fleet(tmp_path / "fleet", stacks, nodes)
@@ -258,11 +252,11 @@ def node_exporter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
 
 
 def test_a_real_node_exporter_serves_the_findings_and_versions(
-    cli: Cli, trees: dict[str, Path], node_exporter: dict[str, str]
+    cli: Cli, p5: dict[str, Path], node_exporter: dict[str, str]
 ) -> None:
     target = Path(node_exporter["STACKCHECK_TEXTFILE_DIR"]) / "stackcheck.prom"
     done = cli(
-        "check", "--root", str(trees["broken"]), "--format", "prometheus", "--output", str(target)
+        "check", "--root", str(p5["broken"]), "--format", "prometheus", "--output", str(target)
     )
     assert done.code == 1, done.err
     with urllib.request.urlopen(node_exporter["STACKCHECK_NODE_EXPORTER"], timeout=10) as reply:
