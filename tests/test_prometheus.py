@@ -282,3 +282,15 @@ def test_a_real_node_exporter_serves_the_findings_and_versions(
     }
     assert ("driver", "535.161.07") in versions and ("torch", "2.9.0+cu130") in versions
     assert one(scraped, "stackcheck_check_duration_seconds") > 0
+
+
+def test_every_metric_is_listed_in_the_operations_guide(cli: Cli, p5: dict[str, Path]) -> None:
+    guide = (PROJECT / "docs" / "operations.md").read_text()
+    listed = set(re.findall(r"^\| `(stackcheck_[a-z_]+)` \|", guide, re.M))
+    check = cli("check", "--root", str(p5["broken"]), "--format", "prometheus").out
+    written = {f.name for f in text_string_to_metric_families(check)}
+    from stackcheck.formats import prometheus  # the fleet's families, as the code names them
+
+    source = Path(prometheus.__file__).read_text()
+    written |= set(re.findall(r'"(stackcheck_fleet_[a-z_]+)"', source))
+    assert written <= listed, written - listed
