@@ -14,8 +14,9 @@ from stackcheck.check.model import Finding
 from stackcheck.fleet.sources.slurm import slurm_command
 
 MARKER = "stackcheck:"
-# scontrol(1) documents no limit on a node's reason, but `sinfo -R` shows its first 20
-# characters and people read it on one line: the rule IDs come first and the whole stays short.
+# scontrol(1) documents no limit on a node's reason (Slurm 22.05 kept a 600-character one whole),
+# but `sinfo -R` shows its first 20 characters and people read it on one line: the rule IDs come
+# first and the whole stays short.
 MAX_REASON = 120
 SCONTROL_TIMEOUT = 10.0  # seconds; a health check must end well inside HealthCheckInterval
 
