@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import time
 from collections.abc import Mapping
 
 
@@ -26,3 +28,16 @@ def print_result(result: Mapping[str, object], as_json: bool) -> None:
         return
     for key, value in result.items():
         print(f"{key:28} {value}")
+
+
+def timed(argv: list[str], runs: int, ok: tuple[int, ...] = (0,)) -> list[float]:
+    """Wall times of ``runs`` fresh processes of ``argv``, each ending with an exit code in
+    ``ok``."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - started)
+        if done.returncode not in ok:
+            raise SystemExit(f"{' '.join(argv)}: exit code {done.returncode}")
+    return times

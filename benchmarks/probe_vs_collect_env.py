@@ -12,10 +12,9 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
+from _common import benchmark_parser, print_result, timed  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 BENCH_VENV = PROJECT / ".cache" / "bench-venv"
@@ -28,15 +27,6 @@ def collect_env_python() -> Path:
         subprocess.run([sys.executable, "-m", "venv", str(BENCH_VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", TORCH], check=True)
     return python
-
-
-def timed(argv: list[str], runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - started)
-    return times
 
 
 def main() -> int:

@@ -16,6 +16,7 @@ fi
 export STACKCHECK_ARTIFACTS=${STACKCHECK_ARTIFACTS:-$PWD/.cache/artifacts}
 scripts/prepare-artifacts.sh "$STACKCHECK_ARTIFACTS"
 scripts/services/slurm.sh install  # Slurm and munge; tests/test_fleet_slurm.py starts a cluster
+scripts/services/node-exporter.sh install  # tests/test_prometheus.py starts its own node_exporter
 export STACKCHECK_REQUIRE_ARTIFACTS=1
 # The image tests' engine (podman's Docker API) and registry, stopped by PID on exit.
 trap 'scripts/services/podman.sh stop .cache/services/podman; scripts/services/registry.sh stop .cache/services/registry' EXIT

@@ -116,3 +116,12 @@ def login_registry() -> tuple[str, str]:
         _service("STACKCHECK_REGISTRY_LOGIN", "registry.sh"),
         _service("STACKCHECK_REGISTRY_USER", "registry.sh"),
     )
+
+
+@pytest.fixture(scope="session")
+def p5(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> dict[str, Path]:
+    """The DLAMI p5 trees of tests/support/fleet.py (healthy, broken, and one change each),
+    built once; tests read them and never change them."""
+    from tests.support.fleet import p5_trees
+
+    return p5_trees(tmp_path_factory.mktemp("p5-trees"), elves)

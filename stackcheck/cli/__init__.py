@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -13,6 +14,7 @@ from stackcheck.cli import (
     fleet,
     lint_dockerfile,
     matrix,
+    node_check,
     plan,
     probe,
     recommend,
@@ -23,7 +25,19 @@ from stackcheck.cli import (
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
 
-COMMANDS = (check, probe, scan, triage, lint_dockerfile, fleet, rules, matrix, recommend, plan)
+COMMANDS = (
+    check,
+    probe,
+    scan,
+    triage,
+    lint_dockerfile,
+    fleet,
+    rules,
+    matrix,
+    recommend,
+    plan,
+    node_check,
+)
 
 DESCRIPTION = """\
 Lint the software stack under GPU distributed training: NVIDIA driver, CUDA, cuDNN, NCCL,
@@ -63,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = ["check", *arguments]
     parser = build_parser()
     args = parser.parse_args(arguments)
+    args.started = time.monotonic()  # for the check's duration (prometheus output)
     try:
         return int(args.run(args))
     except StackcheckError as exc:

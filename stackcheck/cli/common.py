@@ -11,6 +11,8 @@ import argparse
 import json
 import os
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from stackcheck.check.model import Finding, Report
+    from stackcheck.formats.base import ReportFormat
     from stackcheck.matrix import Matrix
     from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # stackcheck.formats.FORMAT_NAMES, repeated here so that --help does not import every format.
-FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown")
+FORMAT_NAMES = ("text", "json", "sarif", "github", "markdown", "prometheus")
 PLAN_FORMAT_NAMES = ("text", "json")  # stackcheck.formats.PLAN_FORMAT_NAMES, likewise
 
 
@@ -90,10 +93,21 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
     parser.add_argument("--format", choices=formats, default="text", help="output format")
+    if "prometheus" in formats:
+        add_output_file_argument(parser)
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         help="exit 1 when a finding is at least this severe (default: the config's, else error)",
+    )
+
+
+def add_output_file_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the output to FILE instead of stdout, atomically (a reader such as "
+        "node_exporter's textfile collector never sees half a file)",
     )
 
 
@@ -188,6 +202,14 @@ def emit(
     report's warnings, such as a stale matrix, go to stderr too), return the exit code.
     ``json_extra`` adds keys to the JSON printed on stdout (triage's ``parsed``); ``inline``
     holds a Dockerfile's inline ignores."""
+    report = settle(report, args, inline)
+    show(report, args, json_extra)
+    return exit_code(report.findings, fail_threshold(args))
+
+
+def settle(report: Report, args: argparse.Namespace, inline: InlineIgnores | None = None) -> Report:
+    """The report with the policy applied (config, baseline, inline ignores), and the side files
+    (--write-baseline, --sarif, --report-json, --summary) written."""
     from stackcheck.formats import get_format
     from stackcheck.policy.apply import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
@@ -207,15 +229,67 @@ def emit(
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _write(Path(summary), get_format("markdown").render(report), append=True)
+    return report
+
+
+def show(
+    report: Report,
+    args: argparse.Namespace,
+    json_extra: dict[str, Any] | None = None,
+    form: ReportFormat | None = None,
+) -> None:
+    """Print the report in --format (or in ``form``, a format the command builds itself)."""
+    from stackcheck.formats import get_format
+    from stackcheck.formats.prometheus import RunFacts
+
     if args.format == "text":
         for notice in report.warnings:
             warn(notice.message)
     if args.format == "json" and json_extra:
         document = {**report.model_dump(mode="json"), **json_extra}
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        output(json.dumps(document, indent=2) + "\n", args)
+        return
+    if form is None:
+        run = RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
+        form = get_format(args.format, args.show_suppressed, run=run)
+    output(form.render(report), args)
+
+
+def started(args: argparse.Namespace) -> float:
+    """When the command started (time.monotonic()), as main() noted it."""
+    return float(getattr(args, "started", time.monotonic()))
+
+
+def output(text: str, args: argparse.Namespace) -> None:
+    """The command's output: to --output FILE (atomically) where given, else stdout."""
+    path = getattr(args, "output", None)
+    if path:
+        write_atomically(Path(path), text)
     else:
-        sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
-    return exit_code(report.findings, fail_threshold(args))
+        sys.stdout.write(text)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a temporary file beside PATH and rename it over PATH: readers see the old file or
+    the new one, never a part. The temporary name does not end in .prom, so node_exporter's
+    textfile collector skips it; the file is made readable to all, as a collector running as
+    another user must read it."""
+    import tempfile
+
+    try:
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."
+        )
+    except OSError as exc:
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def fail_threshold(args: argparse.Namespace) -> str:

@@ -7,6 +7,8 @@ import argparse
 import os
 import shlex
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,10 @@ from stackcheck.cli.common import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     add_matrix_argument,
+    add_output_file_argument,
     matrix_from,
+    output,
+    started,
 )
 from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
@@ -40,7 +45,7 @@ default remote command is this Python with `-m stackcheck probe --json`, which f
 whose nodes share this install; set --remote-command (or STACKCHECK_REMOTE_COMMAND) otherwise.
 See docs/fleet.md."""
 REMOTE_ENV = "STACKCHECK_REMOTE_COMMAND"
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "prometheus")
 
 
 def _positive(text: str) -> float:
@@ -108,6 +113,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     add_matrix_argument(parser)
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    add_output_file_argument(parser)
     parser.add_argument(
         "--report-json", metavar="FILE", help="also write the JSON fleet report to FILE"
     )
@@ -197,10 +203,18 @@ def run(args: argparse.Namespace) -> int:
             Path(args.report_json).write_text(FleetJsonFormat().render(report), encoding="utf-8")
         except OSError as exc:
             raise StackcheckError(f"cannot write {args.report_json}: {exc.strerror}") from None
-    output: FleetReportFormat = (
-        FleetTextFormat(colour=use_colour()) if args.format == "text" else FleetJsonFormat()
-    )
-    sys.stdout.write(output.render(report))
+    form: FleetReportFormat
+    if args.format == "prometheus":
+        from stackcheck.formats.prometheus import PrometheusFormat, RunFacts
+
+        form = PrometheusFormat(
+            RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
+        )
+    elif args.format == "json":
+        form = FleetJsonFormat()
+    else:
+        form = FleetTextFormat(colour=use_colour() and not args.output)
+    output(form.render(report), args)
     if report.summary.answered == 0:
         sys.stderr.write("stackcheck: error: no node gave a snapshot (see the report)\n")
         return EXIT_ERROR

@@ -9,6 +9,7 @@ from stackcheck.formats.base import PlanFormat, ReportFormat
 from stackcheck.formats.github import GithubFormat
 from stackcheck.formats.json import JsonFormat
 from stackcheck.formats.markdown import MarkdownFormat
+from stackcheck.formats.prometheus import PrometheusFormat, RunFacts
 from stackcheck.formats.sarif import SarifFormat
 from stackcheck.formats.text import TextFormat, use_colour
 
@@ -17,6 +18,7 @@ from stackcheck.formats.text import TextFormat, use_colour
 class FormatOptions:
     colour: bool = False
     show_suppressed: bool = False
+    run: RunFacts | None = None  # when the check ran and how long it took (prometheus)
 
 
 _FACTORIES: dict[str, Callable[[FormatOptions], ReportFormat]] = {
@@ -25,6 +27,7 @@ _FACTORIES: dict[str, Callable[[FormatOptions], ReportFormat]] = {
     "sarif": lambda _: SarifFormat(),
     "github": lambda _: GithubFormat(),
     "markdown": lambda _: MarkdownFormat(),
+    "prometheus": lambda o: PrometheusFormat(o.run),
 }
 FORMAT_NAMES = tuple(_FACTORIES)
 
@@ -44,9 +47,12 @@ PLAN_FORMAT_NAMES = tuple(_PLAN_FACTORIES)
 
 
 def get_format(
-    name: str, show_suppressed: bool = False, colour: bool | None = None
+    name: str,
+    show_suppressed: bool = False,
+    colour: bool | None = None,
+    run: RunFacts | None = None,
 ) -> ReportFormat:
-    options = FormatOptions(use_colour() if colour is None else colour, show_suppressed)
+    options = FormatOptions(use_colour() if colour is None else colour, show_suppressed, run)
     return _FACTORIES[name](options)
 
 

@@ -59,6 +59,27 @@ class SlurmSelection:
     partition: str | None = None
 
 
+def slurm_command(
+    argv: list[str], env: Mapping[str, str] | None = None, timeout: float = SLURM_COMMAND_TIMEOUT
+) -> str:
+    """Run a Slurm client command (sinfo, scontrol) with a time bound; its stdout, or one
+    StackcheckError that says why not."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, env=env, timeout=timeout, check=False
+        )
+    except FileNotFoundError:
+        raise StackcheckError(f"{argv[0]} not found: is this a Slurm node?") from None
+    except subprocess.TimeoutExpired:
+        raise StackcheckError(
+            f"{argv[0]} did not answer in {timeout:g} s: is slurmctld up?"
+        ) from None
+    if done.returncode != 0:
+        why = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+        raise StackcheckError(f"{' '.join(argv[:1])} failed: {why[0]}")
+    return done.stdout
+
+
 def _usable(state: str) -> bool:
     return not state.endswith("*") and state.rstrip("~#!%$@^-") not in _UNUSABLE
 
@@ -182,25 +203,7 @@ class SlurmProbe(NodeSource):
         return shlex.join([*self._srun, *self.remote_command])
 
     def _slurm(self, argv: list[str]) -> str:
-        try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                env=self.env,
-                timeout=SLURM_COMMAND_TIMEOUT,
-                check=False,
-            )
-        except FileNotFoundError:
-            raise StackcheckError(f"{argv[0]} not found: is this a Slurm login node?") from None
-        except subprocess.TimeoutExpired:
-            raise StackcheckError(
-                f"{argv[0]} did not answer in {SLURM_COMMAND_TIMEOUT} s: is slurmctld up?"
-            ) from None
-        if done.returncode != 0:
-            why = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-            raise StackcheckError(f"{' '.join(argv[:1])} failed: {why[0]}")
-        return done.stdout
+        return slurm_command(argv, self.env)
 
     def _states(self) -> dict[str, str]:
         """Slurm's state of each node asked for (the list, or the whole partition)."""
