@@ -334,6 +334,8 @@ class Xid(Fact):
     meaning: str
     severity: XidSeverity = Field(description="How stackcheck reports a GPU that logged it")
     action: str
+
+
 class GpuPerformance(Fact):
     """A GPU's dense peak per precision (the vendor's figure without sparsity) and the share of
     it a well-tuned training step achieves, each with its source: what `plan` times steps by."""
