@@ -17,6 +17,7 @@ from stackcheck.rules.efa_compat import (
     OfiNcclKnownIssue,
     OfiNcclNcclMismatch,
 )
+from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
 from stackcheck.rules.env_vars import (
     CompatFirstOnUnsupportedGpu,
@@ -141,6 +142,7 @@ RULES: tuple[Rule, ...] = (
     ExpertParallelExperts(),
     MultiNodeWithoutEfa(),
     NotInMatrix(),
+    *DOCKERFILE_RULES,
 )
 
 

@@ -1,35 +1,57 @@
-"""Dockerfile lines pasted into a report: ``ENV`` settings and ``pip install torch`` builds."""
+"""A Dockerfile pasted into a report, read by the one Dockerfile reader that ``lint-dockerfile``
+uses: the versions its install steps pin (with ARG and ENV expanded, stages followed), its ENV
+settings and the reviewer's observations, each at its line. The base image is named, not resolved
+(triage has no matrix at this step)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck import versions
-from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.dockerfile.lint import read_stack
+from stackcheck.errors import StackcheckError
+from stackcheck.ingest.facts import REPORTED_ENV, ComponentFact, Fact, ObservationFact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.env_dump import env_facts
-from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.dockerfile import INSTRUCTIONS, parse_dockerfile
 from stackcheck.snapshot.model import ComponentName
 
-_PIP_TORCH = re.compile(r"\bpip3?\s+install\b.{0,400}?\btorch(?:==([\w.+-]{1,40}))?(?=[\s\"']|$)")
-_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cu\d{3}|cpu)\b")
+_HEREDOC = re.compile(r"(?<!<)<<-?([\"']?)([A-Za-z_][\w.-]{0,40})\1")
+MAX_SEGMENT = 20_000  # lines; a pasted Dockerfile longer than this is not one
+
+
+def _open(lines: Sequence[Line]) -> bool:
+    """Whether the segment so far ends inside an instruction: a continuation (comment and blank
+    lines inside one do not end it) or a heredoc body."""
+    continued = False
+    closing: list[str] = []
+    for line in lines[-MAX_SEGMENT:]:
+        text = line.text
+        if closing:
+            if text.strip() == closing[0]:
+                closing.pop(0)
+            continue
+        stripped = text.strip()
+        if continued and (not stripped or stripped.startswith("#")):
+            continue
+        continued = stripped.endswith("\\")
+        closing.extend(m.group(2) for m in _HEREDOC.finditer(text))
+    return continued or bool(closing)
 
 
 class Dockerfile(Format):
     name = "dockerfile"
     title = "Dockerfile"
-    anchor = re.compile(r"^\s*FROM\s+\S+(?:\s+[Aa][Ss]\s+\S+)?\s*$")
+    anchor = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?\S+(?:\s+[Aa][Ss]\s+\S+)?\s*$")
     blank_ok = True
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         first = line.text.split(maxsplit=1)[:1]
         return bool(
-            (first and first[0] in INSTRUCTIONS)
+            (first and first[0].upper() in INSTRUCTIONS)
             or line.text.lstrip().startswith("#")
-            or (segment and segment[-1].text.rstrip().endswith("\\"))
+            or _open(segment)
         )
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
@@ -40,23 +62,36 @@ class Dockerfile(Format):
         text = "\n".join(
             by_number[n].text if n in by_number else "" for n in range(numbers[0], numbers[-1] + 1)
         )
-        dockerfile = parse_dockerfile(text, first_line=numbers[0])
+        try:
+            dockerfile = parse_dockerfile(text, first_line=numbers[0])
+            reading = read_stack(dockerfile, "the report", None)
+        except StackcheckError:
+            return []  # a fragment that does not parse is left to the other readers
+
+        def line_of(number: int | None) -> Line:
+            return by_number.get(number or 0, lines[0])
+
         facts: list[Fact] = []
-        for name, value, instruction in dockerfile.env():
-            facts.extend(env_facts(by_number.get(instruction.line, lines[0]), name, value))
-        for instruction in dockerfile.of("RUN"):
-            line = by_number.get(instruction.line, lines[0])
-            torch = _PIP_TORCH.search(instruction.arguments)
-            index = _INDEX.search(instruction.arguments)
-            if torch is None:
-                continue
-            fact = (
-                torch_fact(line, torch.group(1) or "")
-                if torch.group(1)
-                else ComponentFact(line, ComponentName.TORCH)
+        for name, (value, instruction) in reading.build.target.env.items():
+            facts.extend(env_facts(line_of(instruction.line), name, value))
+        for component, installations in reading.stack.items():
+            for installation in installations:
+                line = installation.evidence[0].line if installation.evidence else None
+                facts.append(
+                    ComponentFact(
+                        line_of(line),
+                        component,
+                        version=installation.version,
+                        cuda=installation.cuda,
+                        path=installation.path,
+                        properties=dict(installation.properties),
+                        python_env=REPORTED_ENV if component is ComponentName.TORCH else None,
+                    )
+                )
+        for observation in reading.observations:
+            facts.append(
+                ObservationFact(
+                    line_of(observation.evidence.line), observation.kind, observation.value
+                )
             )
-            if index is not None:
-                fact.properties["cpu_only"] = "yes" if index.group(1) == "cpu" else "no"
-                fact.cuda = fact.cuda or versions.cuda_from_tag(index.group(1))
-            facts.append(fact)
         return facts
