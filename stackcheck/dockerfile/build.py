@@ -81,10 +81,6 @@ class Build:
         return None
 
 
-def _lookup(name: str, values: dict[str, str | None]) -> str | None:
-    return values.get(name)
-
-
 def expand(text: str, values: dict[str, str | None], escape: str = "\\") -> tuple[str, list[str]]:
     """``$NAME``, ``${NAME}``, ``${NAME:-word}``, ``${NAME-word}``, ``${NAME:+word}``,
     ``${NAME+word}`` replaced from ``values``. A name with no value stays as written; the names
@@ -123,7 +119,7 @@ def expand(text: str, values: dict[str, str | None], escape: str = "\\") -> tupl
             i += 1
             continue
         name = text[i + 1 : j]
-        value = _lookup(name, values)
+        value = values.get(name)
         if value is None:
             unset.append(name)
             out.append(text[i:j])
@@ -146,7 +142,7 @@ def _braced(
         if sep and head.replace("_", "a").isalnum():
             name, operator, word = head, op, tail
             break
-    value = _lookup(name, values)
+    value = values.get(name)
     if operator in (":-", "-"):
         empty = value is None or (operator == ":-" and value == "")
         if empty:
@@ -185,7 +181,7 @@ def plan_build(
     not a stage, and :class:`DockerfileSyntaxError` for an instruction outside any stage."""
     given = dict(build_args or {})
     predefined = _platform(platform or _DEFAULT_PLATFORM)
-    global_args: dict[str, str | None] = {k: v for k, v in predefined.items()}
+    global_args: dict[str, str | None] = dict(predefined)
     stages: list[Stage] = []
     stage: Stage | None = None
     args: dict[str, str | None] = {}

@@ -159,10 +159,10 @@ def read_installs(steps: list[Step], path: str) -> list[Installed]:
                 elif installed.component is ComponentName.TORCH:
                     installed.installation.properties["cpu_only"] = "no"
         for flag in flag_table:
-            match = flag.regex.search(text)
-            if match is None:
+            flagged = flag.regex.search(text)
+            if flagged is None:
                 continue
-            options = " ".join(match.group("flags").split())
+            options = " ".join(flagged.group("flags").split())
             for installed in here:
                 if installed.component is flag.component:
                     installed.installation.properties["flags"] = options

@@ -331,16 +331,16 @@ def lint_dockerfile(
     dockerfile = parse(text, path)
     reading = read_stack(dockerfile, path, index, build_args, target, platform)
     snapshot = Snapshot(source=SnapshotSource(kind="dockerfile", target=path), partial=True)
-    for name, installations in reading.stack.items():
-        snapshot.installations(name).extend(installations)
-    for name, (value, instruction) in reading.build.target.env.items():
-        snapshot.env[name] = EnvVar(
+    for component, installations in reading.stack.items():
+        snapshot.installations(component).extend(installations)
+    for variable, (value, instruction) in reading.build.target.env.items():
+        snapshot.env[variable] = EnvVar(
             value=value,
             evidence=Evidence(
                 kind="text",
                 source=path,
                 line=instruction.line,
-                detail=f"ENV {name}={value}"[:200],
+                detail=f"ENV {variable}={value}"[:200],
             ),
         )
     snapshot.observed.extend(reading.observations)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupported
+from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
     DriverTooOld,
@@ -17,7 +18,6 @@ from stackcheck.rules.efa_compat import (
     OfiNcclKnownIssue,
     OfiNcclNcclMismatch,
 )
-from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
 from stackcheck.rules.env_vars import (
     CompatFirstOnUnsupportedGpu,
