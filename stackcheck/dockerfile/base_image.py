@@ -43,6 +43,14 @@ _PYTORCH_TAG = re.compile(
 _DLC_TAG = re.compile(r"^(?P<torch>\d+\.\d+\.\d+)-gpu-py\d+-cu(?P<cu>\d{3})-")
 _DLC_NEW_TAG = re.compile(r"^(?P<torch>\d+\.\d+\.\d+)-cu(?P<cu>\d{3})-")
 _DLC_BASE_TAG = re.compile(r"^(?P<cuda>\d+\.\d+\.\d+)-gpu-py\d+-")
+# aws-samples/awsome-distributed-training's nccl-tests images name their stack in the tag:
+# efa1.37.0-ofiv1.13.2-aws-ncclv2.23.4-1-testsv2.13.10.
+_NCCL_TESTS = "public.ecr.aws/hpc-cloud/nccl-tests"
+_NCCL_TESTS_TAG = re.compile(
+    r"^efa(?P<efa>\d+\.\d+\.\d+)-ofiv?(?P<ofi>\d+\.\d+\.\d+)(?:-aws)?-ncclv?(?P<nccl>\d+\.\d+\.\d+)"
+)
+# Repository names that say the image is for GPUs, whoever publishes it.
+_GPU_NAME = re.compile(r"cuda|nccl|torch|nvidia|gpu|nemo|megatron|deep-learning|vllm|sglang")
 _FLOATING = frozenset(["latest", "nightly", "main", "master", "edge"])
 
 
@@ -62,7 +70,7 @@ def gpu_family(reference: str) -> bool:
     """Whether an image is of a family that exists for GPUs, tag or no tag."""
     repository = parse_reference(reference).repository
     return (
-        repository in _NVIDIA_CUDA
+        _GPU_NAME.search(repository) is not None
         or repository in _PYTORCH
         or repository.startswith("nvcr.io/nvidia/")
         or _DLC_REGISTRY.match(repository) is not None
@@ -187,6 +195,13 @@ def _from_tag(stack: BaseStack, image: ImageReference, evidence: Evidence) -> No
         )
         stack.add(name, cuda, [evidence], cuda)
         stack.add(ComponentName.CUDNN, torch_match.group("cudnn"), [evidence], cuda.split(".")[0])
+        return
+    tests = _NCCL_TESTS_TAG.match(tag) if repository == _NCCL_TESTS else None
+    if tests is not None:
+        stack.known_as = f"nccl-tests image {tag} (by its tag)"
+        stack.add(ComponentName.EFA_INSTALLER, tests.group("efa"), [evidence])
+        stack.add(ComponentName.OFI_NCCL, tests.group("ofi"), [evidence])
+        stack.add(ComponentName.NCCL, tests.group("nccl"), [evidence])
         return
     if not repository.startswith(_DLC_CANONICAL):
         return

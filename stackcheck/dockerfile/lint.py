@@ -48,8 +48,9 @@ _IGNORE = re.compile(r"#\s*stackcheck:\s*ignore\[([A-Za-z0-9_,\s-]+)\]")
 # What a copied path brings: a path that names one of these carries the component.
 _COPIED = (
     (re.compile(r"/usr/local/cuda|/cuda-\d"), (ComponentName.CUDA_TOOLKIT, ComponentName.CUDNN)),
-    (re.compile(r"nccl(?!-tests)", re.I), (ComponentName.NCCL,)),
-    (re.compile(r"/opt/amazon/efa|libfabric"), (ComponentName.LIBFABRIC,)),
+    (re.compile(r"libnccl|/opt/nccl|/nccl/build"), (ComponentName.NCCL,)),
+    (re.compile(r"/opt/amazon/efa"), (ComponentName.EFA_INSTALLER, ComponentName.LIBFABRIC)),
+    (re.compile(r"libfabric"), (ComponentName.LIBFABRIC,)),
     (re.compile(r"ofi-nccl|aws-ofi"), (ComponentName.OFI_NCCL,)),
     (
         re.compile(r"site-packages|dist-packages|/opt/conda|venv|\.whl|torch"),
@@ -381,6 +382,13 @@ def _notes(
             f"stage {target.label} is FROM scratch: it holds only what it copies; "
             "use --target to check another stage"
         )
-    for instruction in dockerfile.of("UNKNOWN"):
-        notes.append(f"line {instruction.line}: unknown instruction {instruction.word!r} skipped")
+    unknown = list(dockerfile.of("UNKNOWN"))
+    if unknown:
+        # Only the word is quoted: the rest of such a line may be anything, secrets included.
+        first = unknown[0]
+        more = f" and {len(unknown) - 1} more" if len(unknown) > 1 else ""
+        notes.append(
+            f"line {first.line}: unknown instruction {first.word!r} skipped{more} "
+            "(docker build would refuse it)"
+        )
     return notes

@@ -134,6 +134,8 @@ def env_pairs(arguments: str, line: int = 0) -> list[tuple[str, str]]:
 def arg_pairs(arguments: str, line: int = 0) -> list[tuple[str, str | None]]:
     pairs: list[tuple[str, str | None]] = []
     for word in words(arguments):
+        if word.startswith("#"):
+            break  # a trailing comment: written in the wild, and the builder ignores it
         name, eq, value = word.partition("=")
         if not _NAME.match(name):
             raise DockerfileSyntaxError(line, f"ARG name {name!r} is not a valid name")
@@ -226,16 +228,16 @@ def parse_dockerfile(text: str, first_line: int = 1) -> Dockerfile:
         number = first_line + start
         if match is None:
             instructions.append(
-                Instruction("UNKNOWN", joined, number, first_line + index - 1, word=joined[:40])
+                Instruction(
+                    "UNKNOWN", "", number, first_line + index - 1, word=joined.split()[0][:20]
+                )
             )
             continue
         keyword = match.group(1).upper()
         rest = (match.group(2) or "").strip()
         if keyword not in INSTRUCTIONS:
             instructions.append(
-                Instruction(
-                    "UNKNOWN", rest, number, first_line + index - 1, word=match.group(1)[:40]
-                )
+                Instruction("UNKNOWN", "", number, first_line + index - 1, word=match.group(1)[:20])
             )
             continue
         flags, rest = _flags(keyword, rest)
