@@ -33,6 +33,12 @@ class Format(ABC):
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return self.opens(line) or self.joins(line)
 
+    def holds(self, line: Line, segment: Sequence[Line]) -> bool:
+        """Whether ``line`` belongs to the open segment whatever other format it looks like (a
+        line inside a continued Dockerfile instruction or a heredoc)."""
+        del line, segment
+        return False
+
     @abstractmethod
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         """Facts from one segment's lines. Never raises on odd input: what it cannot read, it

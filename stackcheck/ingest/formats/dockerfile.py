@@ -43,8 +43,19 @@ def _open(lines: Sequence[Line]) -> bool:
 class Dockerfile(Format):
     name = "dockerfile"
     title = "Dockerfile"
-    anchor = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?\S+(?:\s+[Aa][Ss]\s+\S+)?\s*$")
+    anchor = re.compile(
+        r"^\s*(?:FROM\s+(?:--platform=\S+\s+)?\S+(?:\s+[Aa][Ss]\s+\S+)?"
+        r"|ARG\s+[A-Za-z_]\w*(?:=\S*)?)\s*$"
+    )
     blank_ok = True
+
+    def holds(self, line: Line, segment: Sequence[Line]) -> bool:
+        first = line.text.split(maxsplit=1)[:1]
+        return bool(
+            (first and first[0] in INSTRUCTIONS)  # upper case, as Dockerfiles write them
+            or line.text.lstrip().startswith("#")
+            or _open(segment)
+        )
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         first = line.text.split(maxsplit=1)[:1]
