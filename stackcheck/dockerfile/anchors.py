@@ -9,7 +9,9 @@ line. What cannot be mapped keeps its evidence as it is, anchored to the image r
 from __future__ import annotations
 
 from stackcheck.check.model import Finding, Report
+from stackcheck.dockerfile.build import plan_build
 from stackcheck.dockerfile.lint import final_base
+from stackcheck.errors import StackcheckError
 from stackcheck.parsers.dockerfile import Dockerfile, Instruction
 from stackcheck.snapshot.model import Evidence, ImageLayer
 
@@ -17,12 +19,12 @@ _LAYER_MAKERS = ("RUN", "COPY", "ADD")
 
 
 def _final_stage(dockerfile: Dockerfile) -> list[Instruction]:
-    stage: list[Instruction] = []
-    for instruction in dockerfile.instructions:
-        if instruction.keyword == "FROM":
-            stage = []
-        stage.append(instruction)
-    return stage
+    """The FROM line and instructions of the stage ``docker build`` builds."""
+    try:
+        target = plan_build(dockerfile).target
+    except StackcheckError:
+        return []
+    return [target.instruction, *(step.instruction for step in target.steps)]
 
 
 def _agrees(instruction: Instruction, created_by: str | None) -> bool:
@@ -53,13 +55,13 @@ def layer_lines(dockerfile: Dockerfile, layers: list[ImageLayer]) -> dict[str, I
 
 
 def env_lines(dockerfile: Dockerfile) -> dict[str, Instruction]:
-    """The ENV instruction of the final stage that last set each variable."""
-    lines: dict[str, Instruction] = {}
-    stage = {i.line for i in _final_stage(dockerfile)}
-    for name, _, instruction in dockerfile.env():
-        if instruction.line in stage:
-            lines[name] = instruction
-    return lines
+    """The ENV instruction that last set each variable in the built stage (or a stage it is
+    built FROM)."""
+    try:
+        target = plan_build(dockerfile).target
+    except StackcheckError:
+        return {}
+    return {name: instruction for name, (_, instruction) in target.env.items()}
 
 
 def anchor_findings(

@@ -43,9 +43,9 @@ _PYTORCH_TAG = re.compile(
 _DLC_TAG = re.compile(r"^(?P<torch>\d+\.\d+\.\d+)-gpu-py\d+-cu(?P<cu>\d{3})-")
 _DLC_NEW_TAG = re.compile(r"^(?P<torch>\d+\.\d+\.\d+)-cu(?P<cu>\d{3})-")
 _DLC_BASE_TAG = re.compile(r"^(?P<cuda>\d+\.\d+\.\d+)-gpu-py\d+-")
-# aws-samples/awsome-distributed-training's nccl-tests images name their stack in the tag:
-# efa1.37.0-ofiv1.13.2-aws-ncclv2.23.4-1-testsv2.13.10.
-_NCCL_TESTS = "public.ecr.aws/hpc-cloud/nccl-tests"
+# aws-samples/awsome-distributed-training's nccl-tests images (public.ecr.aws/hpc-cloud, or built
+# locally as nccl-tests) name their stack in the tag: efa1.37.0-ofiv1.13.2-aws-ncclv2.23.4-1-….
+_NCCL_TESTS = "nccl-tests"
 _NCCL_TESTS_TAG = re.compile(
     r"^efa(?P<efa>\d+\.\d+\.\d+)-ofiv?(?P<ofi>\d+\.\d+\.\d+)(?:-aws)?-ncclv?(?P<nccl>\d+\.\d+\.\d+)"
 )
@@ -196,7 +196,7 @@ def _from_tag(stack: BaseStack, image: ImageReference, evidence: Evidence) -> No
         stack.add(name, cuda, [evidence], cuda)
         stack.add(ComponentName.CUDNN, torch_match.group("cudnn"), [evidence], cuda.split(".")[0])
         return
-    tests = _NCCL_TESTS_TAG.match(tag) if repository == _NCCL_TESTS else None
+    tests = _NCCL_TESTS_TAG.match(tag) if repository.endswith(_NCCL_TESTS) else None
     if tests is not None:
         stack.known_as = f"nccl-tests image {tag} (by its tag)"
         stack.add(ComponentName.EFA_INSTALLER, tests.group("efa"), [evidence])
@@ -225,6 +225,8 @@ def resolve_base_image(index: MatrixIndex, reference: str, evidence: Evidence) -
     """The stack a base image carries, as far as the matrix or its tag says; empty if unknown."""
     stack = BaseStack(reference)
     image = parse_reference(reference)
+    if image.repository.startswith("nvcr.io/nvidia/"):
+        stack.vendor = "ngc"  # NGC images carry NGC's pip constraint file, known tag or not
     if image.repository == "scratch":
         stack.known_as = "scratch (an empty image)"
         return stack

@@ -65,8 +65,8 @@ def unquoted_specifiers(step: Step) -> list[str]:
 
 
 def _clears(step: Step) -> re.Match[str] | None:
-    if step.instruction.keyword == "ENV":
-        return re.search(r"(?:^|\s)PIP_CONSTRAINT=(?=\s|$)", step.text)
+    if step.instruction.keyword in ("ENV", "ARG"):  # an ARG is in the environment of RUN too
+        return re.search(r"(?:^|\s)PIP_CONSTRAINT=(?:\"\"|''|(?=\s|$))", step.text)
     if step.instruction.keyword == "RUN":
         return _CLEARS.search(step.text)
     return None
