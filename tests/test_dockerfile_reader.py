@@ -11,6 +11,7 @@ import pytest
 
 from stackcheck.check.engine import check
 from stackcheck.dockerfile.base_image import resolve_base_image
+from stackcheck.dockerfile.build import expand
 from stackcheck.dockerfile.lint import LintedDockerfile, lint_dockerfile
 from stackcheck.errors import StackcheckError
 from stackcheck.ingest import read_report
@@ -461,3 +462,23 @@ def test_corpus_readings(split: str) -> None:
     assert result.errors_on_shipped == 0, result.misses
     assert result.versions_read >= 0.9 * result.versions, result.misses
     assert result.findings_right >= 0.8 * result.files, result.misses
+
+
+@pytest.mark.parametrize(
+    ("written", "expanded"),
+    [
+        ("${A//v}", "1.13.2-aws"),
+        ("${A#v}", "1.13.2-aws"),
+        ("${A%-aws}", "v1.13.2"),
+        ("${H%.*}", "2.11"),
+        ("${H%%.*}", "2"),
+        ("${A/-aws/}", "v1.13.2"),
+        ("${E:-x}", "x"),
+        ("${E-x}", ""),
+        ("${A:+y}", "y"),
+        ("${UNSET}", "${UNSET}"),
+        ("\\$A", "$A"),
+    ],
+)
+def test_expansion_forms(written: str, expanded: str) -> None:
+    assert expand(written, {"A": "v1.13.2-aws", "H": "2.11.2", "E": ""})[0] == expanded

@@ -11,6 +11,7 @@ that a version it would carry reads as unknown, never as empty.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from stackcheck.errors import StackcheckError
@@ -132,16 +133,39 @@ def expand(text: str, values: dict[str, str | None], escape: str = "\\") -> tupl
     return result, unset
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPERATORS = (":-", ":+", "-", "+", "//", "/", "##", "#", "%%", "%")
+
+
+def _glob(pattern: str) -> str:
+    """A shell pattern (``*``, ``?``) as a regex body."""
+    return "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+
+
+def _trim(value: str, operator: str, pattern: str) -> str:
+    """``${V#p}``, ``${V##p}``, ``${V%p}``, ``${V%%p}``: remove a matching prefix or suffix."""
+    body = _glob(pattern)
+    if operator.startswith("#"):
+        lazy = "" if operator == "##" else "?"
+        found = re.match(f"(?s){body.replace('.*', '.*' + lazy)}", value)
+        return value[found.end() :] if found else value
+    ends = range(len(value) + 1) if operator == "%%" else range(len(value), -1, -1)
+    for start in ends:
+        if re.fullmatch(f"(?s){body}", value[start:]):
+            return value[:start]
+    return value
+
+
 def _braced(
     body: str, written: str, values: dict[str, str | None], escape: str, unset: list[str]
 ) -> str:
-    name = body
-    operator, word = "", ""
-    for op in (":-", ":+", "-", "+"):
-        head, sep, tail = body.partition(op)
-        if sep and head.replace("_", "a").isalnum():
-            name, operator, word = head, op, tail
-            break
+    """One ``${…}``: plain, defaults and alternatives (Dockerfile and shell), and the shell's
+    pattern removal and substitution (``${V#v}``, ``${V%.*}``, ``${V//v}``)."""
+    match = _NAME.match(body)
+    name = match.group(0) if match else body
+    rest = body[len(name) :] if match else ""
+    operator = next((op for op in _OPERATORS if rest.startswith(op)), "")
+    word = rest[len(operator) :]
     value = values.get(name)
     if operator in (":-", "-"):
         empty = value is None or (operator == ":-" and value == "")
@@ -151,9 +175,21 @@ def _braced(
     if operator in (":+", "+"):
         present = value is not None and (operator == "+" or value != "")
         return expand(word, values, escape)[0] if present else ""
-    if value is None:
+    if value is None or (rest and not operator):
         unset.append(name)
         return written
+    if operator in ("#", "##", "%", "%%"):
+        return _trim(value, operator, expand(word, values, escape)[0])
+    if operator in ("/", "//"):
+        pattern, _, replacement = word.partition("/")
+        if not pattern:
+            return value
+        return re.sub(
+            f"(?s){_glob(pattern)}",
+            replacement.replace("\\", "\\\\"),
+            value,
+            count=0 if operator == "//" else 1,
+        )
     return value
 
 
