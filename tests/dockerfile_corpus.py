@@ -18,6 +18,7 @@ from pathlib import Path
 
 from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
+from stackcheck.dockerfile.build import BuildOptions
 from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
 from stackcheck.matrix import Matrix, load_matrix
 from stackcheck.matrix.index import MatrixIndex
@@ -89,7 +90,8 @@ def score(selected: list[Entry]) -> Score:
         if entry.versions is None or entry.findings is None:
             continue
         path = str(entry.path)
-        linted = lint_dockerfile(read_dockerfile(path), path, index, target=entry.target)
+        options = BuildOptions(target=entry.target)
+        linted = lint_dockerfile(read_dockerfile(path), path, index, options)
         report = check(linted.snapshot, matrix())
         for expected in entry.versions:
             words, line = expected.rsplit(" @", 1)

@@ -11,7 +11,7 @@ import pytest
 
 from stackcheck.check.engine import check
 from stackcheck.dockerfile.base_image import resolve_base_image
-from stackcheck.dockerfile.build import expand
+from stackcheck.dockerfile.build import BuildOptions, expand
 from stackcheck.dockerfile.lint import LintedDockerfile, lint_dockerfile
 from stackcheck.errors import StackcheckError
 from stackcheck.ingest import read_report
@@ -29,7 +29,7 @@ NCCL = ComponentName.NCCL
 
 
 def lint(text: str, **options: object) -> LintedDockerfile:
-    return lint_dockerfile(text, "Dockerfile", INDEX, **options)  # type: ignore[arg-type]
+    return lint_dockerfile(text, "Dockerfile", INDEX, BuildOptions(**options))  # type: ignore[arg-type]
 
 
 def read(text: str, name: ComponentName, **options: object) -> list[tuple[str | None, int]]:

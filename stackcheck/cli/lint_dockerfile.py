@@ -59,16 +59,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
+    from stackcheck.dockerfile.build import BuildOptions
     from stackcheck.dockerfile.many import lint_paths
     from stackcheck.matrix.index import MatrixIndex
 
     matrix = matrix_from(args)
-    report, ignores = lint_paths(
-        args.dockerfile,
-        matrix,
-        MatrixIndex(matrix),
-        dict(args.build_arg),
-        args.target,
-        args.platform,
-    )
+    options = BuildOptions(dict(args.build_arg), args.target, args.platform)
+    report, ignores = lint_paths(args.dockerfile, matrix, MatrixIndex(matrix), options)
     return emit(report, args, inline=ignores)

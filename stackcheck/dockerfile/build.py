@@ -34,6 +34,16 @@ MAX_EXPANSION = 64 * 1024  # a value grown past this by self-reference is not a 
 
 
 @dataclass(frozen=True)
+class BuildOptions:
+    """What ``docker build`` is told besides the file: ``--build-arg``, ``--target``,
+    ``--platform``."""
+
+    build_args: dict[str, str] = field(default_factory=dict)
+    target: str | None = None  # None: the last stage, as docker builds
+    platform: str | None = None  # None: linux/amd64
+
+
+@dataclass(frozen=True)
 class Step:
     """An instruction with its arguments as the builder (or its shell) would see them."""
 
@@ -207,16 +217,13 @@ def _platform(platform: str) -> dict[str, str | None]:
     }
 
 
-def plan_build(
-    dockerfile: Dockerfile,
-    build_args: dict[str, str] | None = None,
-    target: str | None = None,
-    platform: str | None = None,
-) -> Build:
+def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> Build:
     """Stages with their steps expanded; raises a :class:`StackcheckError` for a target that is
     not a stage, and :class:`DockerfileSyntaxError` for an instruction outside any stage."""
-    given = dict(build_args or {})
-    predefined = _platform(platform or _DEFAULT_PLATFORM)
+    options = options or BuildOptions()
+    given = dict(options.build_args)
+    target = options.target
+    predefined = _platform(options.platform or _DEFAULT_PLATFORM)
     global_args: dict[str, str | None] = dict(predefined)
     stages: list[Stage] = []
     stage: Stage | None = None

@@ -20,7 +20,7 @@ from stackcheck.dockerfile.base_image import (
     parse_reference,
     resolve_base_image,
 )
-from stackcheck.dockerfile.build import Build, Stage, Step, plan_build
+from stackcheck.dockerfile.build import Build, BuildOptions, Stage, Step, plan_build
 from stackcheck.dockerfile.installs import Installed, read_installs
 from stackcheck.dockerfile.review import review_steps
 from stackcheck.errors import StackcheckError
@@ -284,13 +284,11 @@ def read_stack(
     dockerfile: Dockerfile,
     path: str,
     index: MatrixIndex | None,
-    build_args: dict[str, str] | None = None,
-    target: str | None = None,
-    platform: str | None = None,
+    options: BuildOptions | None = None,
 ) -> Reading:
     """The built stage's stack, layered in order; without a matrix, only what the file pins."""
     try:
-        build = plan_build(dockerfile, build_args, target, platform)
+        build = plan_build(dockerfile, options)
     except DockerfileSyntaxError as exc:
         raise StackcheckError(f"{path}:{exc.line}: {exc.reason}") from None
     reader = _Reader(build, path, index)
@@ -322,15 +320,10 @@ def read_stack(
 
 
 def lint_dockerfile(
-    text: str,
-    path: str,
-    index: MatrixIndex,
-    build_args: dict[str, str] | None = None,
-    target: str | None = None,
-    platform: str | None = None,
+    text: str, path: str, index: MatrixIndex, options: BuildOptions | None = None
 ) -> LintedDockerfile:
     dockerfile = parse(text, path)
-    reading = read_stack(dockerfile, path, index, build_args, target, platform)
+    reading = read_stack(dockerfile, path, index, options)
     snapshot = Snapshot(source=SnapshotSource(kind="dockerfile", target=path), partial=True)
     for component, installations in reading.stack.items():
         snapshot.installations(component).extend(installations)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from stackcheck.check.engine import check
 from stackcheck.check.model import Report
+from stackcheck.dockerfile.build import BuildOptions
 from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
 from stackcheck.errors import StackcheckError
 from stackcheck.matrix.index import MatrixIndex
@@ -42,15 +44,13 @@ def _has_stage(text: str, target: str) -> bool:
 
 
 def lint_paths(
-    path: str,
-    matrix: Matrix,
-    index: MatrixIndex,
-    build_args: dict[str, str] | None = None,
-    target: str | None = None,
-    platform: str | None = None,
+    path: str, matrix: Matrix, index: MatrixIndex, options: BuildOptions | None = None
 ) -> tuple[Report, Ignores]:
+    """One file's report, or one report of every Dockerfile under a directory (``--target``
+    applies to the files that have such a stage)."""
+    options = options or BuildOptions()
     if not Path(path).is_dir():
-        linted = lint_dockerfile(read_dockerfile(path), path, index, build_args, target, platform)
+        linted = lint_dockerfile(read_dockerfile(path), path, index, options)
         return check(linted.snapshot, matrix), linted.ignores
     files = find_dockerfiles(path)
     if not files:
@@ -61,8 +61,11 @@ def lint_paths(
     report: Report | None = None
     for file in files:
         text = read_dockerfile(file)
-        stage = target if target is None or _has_stage(text, target) else None
-        linted = lint_dockerfile(text, file, index, build_args, stage, platform)
+        target = options.target
+        own = (
+            options if target is None or _has_stage(text, target) else replace(options, target=None)
+        )
+        linted = lint_dockerfile(text, file, index, own)
         report = check(linted.snapshot, matrix)
         findings.extend(report.findings)
         ignores.update(linted.ignores)

@@ -31,6 +31,19 @@ class _Observed(Rule):
                 )
 
 
+class _LibraryPath(Rule):
+    """One finding when the image's LD_LIBRARY_PATH has what ``problem`` describes."""
+
+    def problem(self, value: str) -> str | None:
+        raise NotImplementedError
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("LD_LIBRARY_PATH")
+        message = self.problem(var.value) if var is not None else None
+        if var is not None and message:
+            yield self.finding(message, [var.evidence])
+
+
 class FloatingBaseImage(_Observed):
     id = "SC1001"
     name = "floating-base-image"
@@ -55,7 +68,7 @@ class FloatingBaseImage(_Observed):
     )
 
 
-class CompatOnLibraryPath(Rule):
+class CompatOnLibraryPath(_LibraryPath):
     id = "SC1002"
     name = "compat-on-library-path"
     family = "dockerfile"
@@ -77,17 +90,11 @@ class CompatOnLibraryPath(Rule):
         ),
     )
 
-    def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        var = ctx.snapshot.env.get("LD_LIBRARY_PATH")
-        if var is None:
-            return
-        entries = [e for e in var.value.split(":") if _COMPAT_DIR.search(e)]
-        if entries:
-            yield self.finding(
-                f"LD_LIBRARY_PATH holds {entries[0]} for every process, whatever the host's "
-                "driver.",
-                [var.evidence],
-            )
+    def problem(self, value: str) -> str | None:
+        entries = [e for e in value.split(":") if _COMPAT_DIR.search(e)]
+        if not entries:
+            return None
+        return f"LD_LIBRARY_PATH holds {entries[0]} for every process, whatever the host's driver."
 
 
 class PipConstraintCleared(_Observed):
@@ -160,7 +167,7 @@ class NcclOlderThanTorchBuild(Rule):
                     )
 
 
-class LibraryPathRelativeEntry(Rule):
+class LibraryPathRelativeEntry(_LibraryPath):
     id = "SC1005"
     name = "library-path-relative-entry"
     family = "dockerfile"
@@ -180,19 +187,12 @@ class LibraryPathRelativeEntry(Rule):
         references=("https://man7.org/linux/man-pages/man8/ld.so.8.html",),
     )
 
-    def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        var = ctx.snapshot.env.get("LD_LIBRARY_PATH")
-        if var is None:
-            return
-        entries = var.value.split(":")
-        bad = [e for e in entries if "$" not in e and not e.startswith("/")]
-        if bad:
-            what = "an empty entry" if "" in bad else f"the relative entry {bad[0]!r}"
-            yield self.finding(
-                f"LD_LIBRARY_PATH={var.value} has {what}: the loader reads it as the "
-                "working directory.",
-                [var.evidence],
-            )
+    def problem(self, value: str) -> str | None:
+        bad = [e for e in value.split(":") if "$" not in e and not e.startswith("/")]
+        if not bad:
+            return None
+        what = "an empty entry" if "" in bad else f"the relative entry {bad[0]!r}"
+        return f"LD_LIBRARY_PATH={value} has {what}: the loader reads it as the working directory."
 
 
 class PipUnquotedSpecifier(_Observed):
