@@ -482,3 +482,20 @@ def test_corpus_readings(split: str) -> None:
 )
 def test_expansion_forms(written: str, expanded: str) -> None:
     assert expand(written, {"A": "v1.13.2-aws", "H": "2.11.2", "E": ""})[0] == expanded
+
+
+def test_triage_of_a_dockerfile_resolves_from_and_reads_no_comment_as_a_fact() -> None:
+    text = (
+        "FROM nvcr.io/nvidia/pytorch:24.05-py3\n"
+        "# tuned for p5.48xlarge\n"
+        "RUN pip install \\\n"
+        "    # a comment inside the continuation\n"
+        "    numpy && echo 'NCCL WARN NET/OFI' \n"
+        "ENV NCCL_DEBUG=INFO\n"
+    )
+    triaged = read_report(text, "Dockerfile")
+    assert [s.segment.format.name for s in triaged.segments] == ["dockerfile"]
+    snapshot = triaged.snapshot
+    assert snapshot.instance.type is None and not snapshot.observed
+    nccl = snapshot.installations(NCCL)
+    assert [(i.version, i.evidence[0].line) for i in nccl] == [("2.21.5", 1)]  # ngc.toml 24.05

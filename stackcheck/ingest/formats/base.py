@@ -23,6 +23,9 @@ class Format(ABC):
     anchor: ClassVar[re.Pattern[str] | None] = None
     member: ClassVar[re.Pattern[str] | None] = None
     blank_ok: ClassVar[bool] = False  # blank lines inside keep the segment open
+    # Whether error signatures and instance types are read from its lines: not from a recipe
+    # (a Dockerfile's `# for p5.48xlarge` comment or `echo "NCCL WARN"` is no observation).
+    line_facts: ClassVar[bool] = True
 
     def opens(self, line: Line) -> bool:
         return self.anchor is not None and self.anchor.search(line.text) is not None

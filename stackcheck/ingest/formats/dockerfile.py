@@ -1,12 +1,13 @@
 """A Dockerfile pasted into a report, read by the one Dockerfile reader that ``lint-dockerfile``
-uses: the versions its install steps pin (with ARG and ENV expanded, stages followed), its ENV
-settings and the reviewer's observations, each at its line. The base image is named, not resolved
-(triage has no matrix at this step)."""
+uses: the base image's stack and the versions its install steps pin (ARG and ENV expanded, stages
+followed), its ENV settings and the reviewer's observations, each at its line. The base image
+resolves through the bundled matrix (triage reads the text before it loads one)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from stackcheck.dockerfile.lint import read_stack
 from stackcheck.errors import StackcheckError
@@ -14,6 +15,8 @@ from stackcheck.ingest.facts import REPORTED_ENV, ComponentFact, Fact, Observati
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.env_dump import env_facts
 from stackcheck.ingest.lines import Line
+from stackcheck.matrix import load_matrix
+from stackcheck.matrix.index import MatrixIndex
 from stackcheck.parsers.dockerfile import INSTRUCTIONS, parse_dockerfile
 from stackcheck.snapshot.model import ComponentName
 
@@ -40,6 +43,12 @@ def _open(lines: Sequence[Line]) -> bool:
     return continued or bool(closing)
 
 
+@cache
+def _bundled_index() -> MatrixIndex:
+    """The bundled matrix, for the base image: triage reads text before it loads a matrix."""
+    return MatrixIndex(load_matrix())
+
+
 class Dockerfile(Format):
     name = "dockerfile"
     title = "Dockerfile"
@@ -48,6 +57,7 @@ class Dockerfile(Format):
         r"|ARG\s+[A-Za-z_]\w*(?:=\S*)?)\s*$"
     )
     blank_ok = True
+    line_facts = False
 
     def holds(self, line: Line, segment: Sequence[Line]) -> bool:
         first = line.text.split(maxsplit=1)[:1]
@@ -75,7 +85,7 @@ class Dockerfile(Format):
         )
         try:
             dockerfile = parse_dockerfile(text, first_line=numbers[0])
-            reading = read_stack(dockerfile, "the report", None)
+            reading = read_stack(dockerfile, "the report", _bundled_index())
         except StackcheckError:
             return []  # a fragment that does not parse is left to the other readers
 
