@@ -29,14 +29,8 @@ def _build_arg(text: str) -> tuple[str, str]:
     return name, value
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "lint-dockerfile",
-        help=HELP,
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("dockerfile", metavar="PATH", help="a Dockerfile, or a directory")
+def add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--build-arg`` and ``--target``, as ``docker build`` takes them."""
     parser.add_argument(
         "--build-arg",
         metavar="NAME=VALUE",
@@ -46,8 +40,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="a build argument, as `docker build --build-arg` (repeatable)",
     )
     parser.add_argument(
-        "--target", metavar="STAGE", help="the stage to check (default: the last, as docker)"
+        "--target", metavar="STAGE", help="the stage built (default: the last, as docker)"
     )
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "lint-dockerfile",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("dockerfile", metavar="PATH", help="a Dockerfile, or a directory")
+    add_build_arguments(parser)
     parser.add_argument(
         "--platform",
         metavar="OS/ARCH",

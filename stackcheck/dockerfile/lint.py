@@ -28,7 +28,6 @@ from stackcheck.matrix.index import MatrixIndex
 from stackcheck.parsers.dockerfile import (
     Dockerfile,
     DockerfileSyntaxError,
-    Instruction,
     parse_dockerfile,
 )
 from stackcheck.snapshot.model import (
@@ -90,17 +89,6 @@ def parse(text: str, path: str) -> Dockerfile:
     if not any(i.keyword == "FROM" for i in dockerfile.instructions):
         raise StackcheckError(f"{path}: not a Dockerfile (no FROM instruction)")
     return dockerfile
-
-
-def final_base(dockerfile: Dockerfile) -> tuple[str, Instruction] | None:
-    """The base image of the built stage and the FROM line that names it, following
-    ``FROM <earlier stage>`` back to the stage that names an image."""
-    try:
-        build = plan_build(dockerfile)
-    except StackcheckError:
-        return None
-    root = build.chain()[0]
-    return root.reference, root.instruction
 
 
 def inline_ignores(
