@@ -224,6 +224,8 @@ def parse_dockerfile(text: str, first_line: int = 1) -> Dockerfile:
             parts.append(lines[index])
             index += 1
         joined = " ".join(p.strip() for p in parts if p.strip())
+        if not joined:
+            continue  # a lone escape character: a continuation of nothing
         match = _WORD.match(joined)
         number = first_line + start
         if match is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cache
 
 from stackcheck.dockerfile.lint import read_stack
@@ -21,26 +22,57 @@ from stackcheck.parsers.dockerfile import INSTRUCTIONS, parse_dockerfile
 from stackcheck.snapshot.model import ComponentName
 
 _HEREDOC = re.compile(r"(?<!<)<<-?([\"']?)([A-Za-z_][\w.-]{0,40})\1")
-MAX_SEGMENT = 20_000  # lines; a pasted Dockerfile longer than this is not one
 
 
-def _open(lines: Sequence[Line]) -> bool:
-    """Whether the segment so far ends inside an instruction: a continuation (comment and blank
-    lines inside one do not end it) or a heredoc body."""
-    continued = False
-    closing: list[str] = []
-    for line in lines[-MAX_SEGMENT:]:
-        text = line.text
-        if closing:
-            if text.strip() == closing[0]:
-                closing.pop(0)
-            continue
+def _text(line: Line) -> str:
+    """The line as a Dockerfile has it: ``ARG A=/x    # note`` looks like a shell prompt
+    (``host:/dir # cmd``) to the line cleaner, which would keep only the note."""
+    if line.command:
+        first = line.raw.split(maxsplit=1)[:1]
+        if first and first[0].upper() in INSTRUCTIONS:
+            return line.raw.rstrip()
+    return line.text
+
+
+@dataclass
+class _OpenState:
+    """Where a segment stands, kept between calls: segments grow a line at a time, and reading
+    each one again for every new line would cost the square of its length."""
+
+    first: Line | None = None
+    count: int = 0
+    continued: bool = False
+    closing: list[str] = field(default_factory=list)
+
+    def feed(self, line: Line) -> None:
+        text = _text(line)
         stripped = text.strip()
-        if continued and (not stripped or stripped.startswith("#")):
-            continue
-        continued = stripped.endswith("\\")
-        closing.extend(m.group(2) for m in _HEREDOC.finditer(text))
-    return continued or bool(closing)
+        if self.closing:
+            if stripped == self.closing[0]:
+                self.closing.pop(0)
+            return
+        if self.continued and (not stripped or stripped.startswith("#")):
+            return  # comment and blank lines inside a continued instruction do not end it
+        self.continued = stripped.endswith("\\")
+        self.closing.extend(m.group(2) for m in _HEREDOC.finditer(text))
+
+
+class _Tracker:
+    def __init__(self) -> None:
+        self.state = _OpenState()
+
+    def open(self, segment: Sequence[Line]) -> bool:
+        """Whether the segment so far ends inside an instruction (a continuation or a heredoc
+        body)."""
+        if not segment:
+            return False
+        state = self.state
+        if state.first is not segment[0] or state.count > len(segment):
+            state = self.state = _OpenState(first=segment[0])
+        for line in segment[state.count :]:
+            state.feed(line)
+        state.count = len(segment)
+        return state.continued or bool(state.closing)
 
 
 @cache
@@ -59,20 +91,25 @@ class Dockerfile(Format):
     blank_ok = True
     line_facts = False
 
+    def __init__(self) -> None:
+        self._tracker = _Tracker()
+
     def holds(self, line: Line, segment: Sequence[Line]) -> bool:
-        first = line.text.split(maxsplit=1)[:1]
+        text = _text(line)
+        first = text.split(maxsplit=1)[:1]
         return bool(
             (first and first[0] in INSTRUCTIONS)  # upper case, as Dockerfiles write them
-            or line.text.lstrip().startswith("#")
-            or _open(segment)
+            or text.lstrip().startswith("#")
+            or self._tracker.open(segment)
         )
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        first = line.text.split(maxsplit=1)[:1]
+        text = _text(line)
+        first = text.split(maxsplit=1)[:1]
         return bool(
             (first and first[0].upper() in INSTRUCTIONS)
-            or line.text.lstrip().startswith("#")
-            or _open(segment)
+            or text.lstrip().startswith("#")
+            or self._tracker.open(segment)
         )
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
@@ -81,7 +118,8 @@ class Dockerfile(Format):
         # Line numbers of the segment are not contiguous when blank lines were skipped: parse
         # the text with its gaps restored so each instruction maps back to its Line.
         text = "\n".join(
-            by_number[n].text if n in by_number else "" for n in range(numbers[0], numbers[-1] + 1)
+            _text(by_number[n]) if n in by_number else ""
+            for n in range(numbers[0], numbers[-1] + 1)
         )
         try:
             dockerfile = parse_dockerfile(text, first_line=numbers[0])
@@ -93,8 +131,6 @@ class Dockerfile(Format):
             return by_number.get(number or 0, lines[0])
 
         facts: list[Fact] = []
-        for name, (value, instruction) in reading.build.target.env.items():
-            facts.extend(env_facts(line_of(instruction.line), name, value))
         for component, installations in reading.stack.items():
             for installation in installations:
                 line = installation.evidence[0].line if installation.evidence else None
@@ -109,6 +145,10 @@ class Dockerfile(Format):
                         python_env=REPORTED_ENV if component is ComponentName.TORCH else None,
                     )
                 )
+        # After the installs, so that a component an ENV also declares (NCCL_VERSION) keeps the
+        # install step as its first evidence, as lint-dockerfile has it.
+        for name, (value, instruction) in reading.build.target.env.items():
+            facts.extend(env_facts(line_of(instruction.line), name, value))
         for observation in reading.observations:
             facts.append(
                 ObservationFact(
