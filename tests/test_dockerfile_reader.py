@@ -4,6 +4,7 @@ with their lines, base images in every published form, the reviewer rules, and b
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -499,3 +500,14 @@ def test_triage_of_a_dockerfile_resolves_from_and_reads_no_comment_as_a_fact() -
     assert snapshot.instance.type is None and not snapshot.observed
     nccl = snapshot.installations(NCCL)
     assert [(i.version, i.evidence[0].line) for i in nccl] == [("2.21.5", 1)]  # ngc.toml 24.05
+
+
+def test_hostile_files_stay_bounded(cli: Cli, tmp_path: Path) -> None:
+    doubling = "FROM ubuntu\nENV A=aaaaaaaaaaaaaaaa\n" + "ENV A=$A$A\n" * 5000
+    done = cli("lint-dockerfile", write(tmp_path, doubling))
+    assert done.code == 2 and "expand past" in done.err
+    # Many branch flags before a repository that never comes: no quadratic regex.
+    long_run = "FROM ubuntu\nRUN " + "git clone -b v2.1.0 x " * 20000 + "\n"
+    started = time.perf_counter()
+    assert cli("lint-dockerfile", write(tmp_path, long_run)).code == 0
+    assert time.perf_counter() - started < 10

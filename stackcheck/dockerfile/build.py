@@ -31,6 +31,7 @@ _EXPANDED = frozenset(
 _PLATFORM_ARGS = ("TARGETPLATFORM", "TARGETOS", "TARGETARCH", "TARGETVARIANT")
 _DEFAULT_PLATFORM = "linux/amd64"
 MAX_EXPANSION = 64 * 1024  # a value grown past this by self-reference is not a version string
+MAX_EXPANDED = 16 << 20  # all steps' expanded text: a 1 MiB file that grows past this is hostile
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,14 @@ def _platform(platform: str) -> dict[str, str | None]:
     }
 
 
+def _spend(budget: int, size: int, instruction: Instruction) -> int:
+    if size > budget:
+        raise DockerfileSyntaxError(
+            instruction.line, f"variables expand past {MAX_EXPANDED >> 20} MiB"
+        )
+    return budget - size
+
+
 def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> Build:
     """Stages with their steps expanded; raises a :class:`StackcheckError` for a target that is
     not a stage, and :class:`DockerfileSyntaxError` for an instruction outside any stage."""
@@ -227,6 +236,7 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
     global_args: dict[str, str | None] = dict(predefined)
     stages: list[Stage] = []
     stage: Stage | None = None
+    budget = MAX_EXPANDED
     args: dict[str, str | None] = {}
     for instruction in dockerfile.instructions:
         keyword = instruction.keyword
@@ -287,11 +297,13 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
                 values[env_name] = expanded  # pairs of one ENV see the values before it
                 texts.append(f"{env_name}={expanded}")
             stage.steps.append(Step(instruction, " ".join(texts)))
+            budget = _spend(budget, sum(len(t) for t in texts), instruction)
             continue
         text = instruction.arguments
         if keyword in _EXPANDED or keyword == "RUN":
             text = expand(text, values, dockerfile.escape)[0]
         stage.steps.append(Step(instruction, text))
+        budget = _spend(budget, len(text), instruction)
     if not stages:
         raise StackcheckError("no FROM instruction: not a Dockerfile")
     chosen = stages[-1]
