@@ -511,3 +511,23 @@ def test_hostile_files_stay_bounded(cli: Cli, tmp_path: Path) -> None:
     started = time.perf_counter()
     assert cli("lint-dockerfile", write(tmp_path, long_run)).code == 0
     assert time.perf_counter() - started < 10
+
+
+def test_a_user_matrix_row_for_a_dlc_base_image_is_used_in_any_registry(tmp_path: Path) -> None:
+    (tmp_path / "dlc.toml").write_text(
+        "[[dlc]]\n"
+        'repository = "public.ecr.aws/deep-learning-containers/base"\n'
+        'tag = "12.9.1-gpu-py312-ubuntu22.04-ec2"\n'
+        'cuda = "12.9.1"\n'
+        'nccl = "2.27.3"\n'
+        'efa = "1.43.1"\n'
+        'source = "a row written for this test"\n'
+        "checked = 2026-12-03\n"
+    )
+    index = MatrixIndex(load_matrix([tmp_path]))
+    reference = (
+        "763104351884.dkr.ecr.us-west-2.amazonaws.com/base:12.9.1-gpu-py312-ubuntu22.04-sagemaker"
+    )
+    stack = resolve_base_image(index, reference, Evidence(kind="text", source="Dockerfile"))
+    versions = {n: i.version for n, i in stack.installations}
+    assert versions[NCCL] == "2.27.3" and versions[ComponentName.EFA_INSTALLER] == "1.43.1"

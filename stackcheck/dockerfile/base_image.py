@@ -128,20 +128,13 @@ def _matrix_image(index: MatrixIndex, image: ImageReference) -> ContainerImage |
     if image.tag is None:
         return None
     repository = _canonical(image.repository)
-    exact = [i for i in index.images if i.repository.lower() == repository and i.tag == image.tag]
-    if exact:
-        return exact[0]
-    if repository.startswith(_DLC_CANONICAL):
-        core = _core_tag(image.tag)
-        return next(
-            (
-                i
-                for i in index.images
-                if i.repository.lower() == repository and _core_tag(i.tag) == core
-            ),
-            None,
-        )
-    return None
+    # Either side may name a DLC by its ECR pattern or by the public mirror.
+    same = [i for i in index.images if _canonical(i.repository.lower()) == repository]
+    exact = [i for i in same if i.tag == image.tag]
+    if exact or not repository.startswith(_DLC_CANONICAL):
+        return exact[0] if exact else None
+    core = _core_tag(image.tag)
+    return next((i for i in same if _core_tag(i.tag) == core), None)
 
 
 def _from_matrix(stack: BaseStack, image: ContainerImage, evidence: Evidence) -> None:
