@@ -144,8 +144,11 @@ def test_env_overrides_in_order_and_sibling_stages_do_not_leak() -> None:
         "FROM ubuntu:22.04 AS main\n"
         "ENV LD_LIBRARY_PATH=/opt/a\n"
         "ENV LD_LIBRARY_PATH=/opt/b:$LD_LIBRARY_PATH\n"
+        "ENV abc=hello\n"
+        "ENV abc=bye def=$abc\n"
     )
     env = lint(text).snapshot.env
+    assert (env["abc"].value, env["def"].value) == ("bye", "hello")  # the reference's example
     assert env["LD_LIBRARY_PATH"].value == "/opt/b:/opt/a"
     assert env["LD_LIBRARY_PATH"].evidence.line == 5
     assert "NCCL_DEBUG" not in env

@@ -291,10 +291,11 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
             continue
         if keyword == "ENV":
             texts = []
+            # Every pair of one ENV is expanded with the values from before it, as the
+            # reference says (`ENV abc=bye def=$abc` gives def the previous abc).
             for env_name, value in env_pairs(instruction.arguments, instruction.line):
                 expanded = expand(value, values, dockerfile.escape)[0]
                 stage.env[env_name] = (expanded, instruction)
-                values[env_name] = expanded  # pairs of one ENV see the values before it
                 texts.append(f"{env_name}={expanded}")
             stage.steps.append(Step(instruction, " ".join(texts)))
             budget = _spend(budget, sum(len(t) for t in texts), instruction)
