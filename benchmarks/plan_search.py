@@ -22,6 +22,7 @@ REQUESTS: dict[str, dict[str, object]] = {
     "70B anywhere": {"params": "70B"},
     "405B anywhere": {"params": "405B"},
     "1T MoE (64 experts) anywhere": {"params": "1T", "moe_experts": 64, "top_k": 2},
+    "DeepSeek-V3 (--model) anywhere": {"model": "deepseek-v3"},
     "70B fp32 on one p5 (smallest change)": {
         "params": "70B",
         "precision": "fp32",
@@ -36,9 +37,8 @@ def main() -> int:
     matrix = load_matrix()
     medians: dict[str, float] = {}
     for label, fields in REQUESTS.items():
-        request = PlanRequest.model_validate(
-            {**fields, "params": parse_count(str(fields["params"]))}
-        )
+        counted = {"params": parse_count(str(fields["params"]))} if "params" in fields else {}
+        request = PlanRequest.model_validate({**fields, **counted})
         times = []
         for _ in range(args.runs):
             started = time.perf_counter()

@@ -140,7 +140,7 @@ def test_recommend_from_options(cli: Cli) -> None:
     assert done.out.startswith("Recommendations for p5.48xlarge, H100, x86_64, driver 535.161.07")
     assert "DLAMI\n  1. Deep Learning" in done.out
     assert "changes          driver 535.161.07 -> 5" in done.out
-    assert "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch-training:" in done.out
+    assert "763104351884.dkr.ecr.<region>.amazonaws.com/pytorch" in done.out
 
 
 def test_recommend_json_from_a_snapshot(cli: Cli, root: Root, tmp_path: Path) -> None:

@@ -55,6 +55,11 @@ class Recommendation(BaseModel):
     cautions: list[str] = Field(default_factory=list)  # "past end of patch (2026-01-29)"
     unsure: bool = False  # rests on a matrix fact marked unsure
     source: str | None = None
+    # What it brings, by component: driver (a DLAMI's), cuda, torch, cudnn, nccl, efa_installer,
+    # ofi_nccl; only what the matrix knows.
+    stack: dict[str, str] = Field(default_factory=dict)
+    min_driver: str | None = None  # an image: the lowest driver that runs it natively
+    get: str | None = None  # a DLAMI: the command that finds its AMI ID
 
 
 class Suppressed(BaseModel):

@@ -8,18 +8,22 @@ import sys
 
 from stackcheck.cli.common import EXIT_CLEAN, add_command, read_snapshot, warn
 
-HELP = "recommend the DLAMI, AWS DLC image and NGC image that fit an instance, GPU and driver"
+HELP = "recommend one stack: the DLAMI, and the AWS DLC and NGC images that run on its driver"
 EPILOG = """\
 The target comes from --snapshot (a `stackcheck probe --json` file, '-' for stdin) and the
 options, which override it. Without either, every DLAMI and image is ranked for any instance.
-Ranking: instance family and CPU architecture, the GPU's architecture in the image's code, the
-driver (native, then CUDA minor-version compatibility; an image the driver cannot run only when
-nothing else fits, with the driver it needs), the PyTorch release asked for, images still
-patched, newest first.
+DLAMIs: instance family and CPU architecture, a driver that supports the GPU, no older PyTorch
+than asked, releases without a known issue (warning or error) first, newest first. Images are
+ranked for the driver of the first DLAMI (one stack), or for the current driver with
+--keep-driver: the GPU's architecture in the image's code, no older PyTorch than asked when an
+equal or newer image fits, images the driver runs first, the PyTorch release asked for, no known
+issue, still patched (past end of patch only when nothing else fits), native before CUDA
+minor-version compatibility, newest first. Each DLAMI says how to get its AMI ID.
 
 examples:
-  stackcheck recommend --instance p5.48xlarge --driver 535.161.07
-  stackcheck recommend --gpu V100 --torch 2.5
+  stackcheck recommend --instance p5.48xlarge --driver 535.161.07 --torch 2.9
+  stackcheck recommend --instance p5.48xlarge --driver 535.161.07 --keep-driver
+  stackcheck recommend --gpu V100 --torch 2.5 --format json
   stackcheck probe --json | stackcheck recommend --snapshot -"""
 
 
@@ -31,8 +35,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--torch", metavar="VER", help="PyTorch release wanted, e.g. 2.5")
     parser.add_argument("--snapshot", metavar="FILE", help="start from a snapshot ('-': stdin)")
     parser.add_argument(
+        "--keep-driver",
+        action="store_true",
+        help="keep the current AMI and driver: no DLAMI, images ranked for the current driver",
+    )
+    parser.add_argument(
         "--limit", type=int, default=3, metavar="N", help="recommendations per kind (default 3)"
     )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(run=run)
 
 
@@ -54,9 +64,11 @@ def run(args: argparse.Namespace) -> int:
         target, index, instance=args.instance, gpu=args.gpu, driver=args.driver, torch=args.torch
     )
     today = clock.today()
-    found = recommend_for(target, index, today, limit=max(args.limit, 1))
+    found = recommend_for(
+        target, index, today, limit=max(args.limit, 1), keep_driver=args.keep_driver
+    )
     notices = matrix_notices(matrix, today)
-    if args.json:
+    if args.json or args.format == "json":  # --json: the older spelling, kept
         document = {
             "matrix_version": matrix.version,
             "warnings": [n.model_dump() for n in notices],
@@ -71,13 +83,19 @@ def run(args: argparse.Namespace) -> int:
                 "driver": target.driver,
                 "torch": target.torch,
             },
+            "images_for_driver": {
+                "driver": found.basis.driver,
+                "from": found.basis.origin,
+                "keep_driver": args.keep_driver,
+            },
             "recommendations": {
-                kind: [r.model_dump(mode="json") for r in recs] for kind, recs in found.items()
+                kind: [r.model_dump(mode="json") for r in recs]
+                for kind, recs in found.found.items()
             },
         }
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     else:
         for notice in notices:
             warn(notice.message)
-        sys.stdout.write(render_recommendations(target.describe(), found))
+        sys.stdout.write(render_recommendations(target.describe(), found.basis, found.found))
     return EXIT_CLEAN

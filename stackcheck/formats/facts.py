@@ -9,6 +9,7 @@ from typing import Any
 
 from stackcheck.check.model import Recommendation
 from stackcheck.matrix.describe import Answer, TableCoverage
+from stackcheck.recommend.images import Basis
 
 _WIDTH = 100
 _LABEL = 16
@@ -95,8 +96,14 @@ def render_answer(answer: Answer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_recommendations(described: str, found: Mapping[str, list[Recommendation]]) -> str:
+def render_recommendations(
+    described: str, basis: Basis, found: Mapping[str, list[Recommendation]]
+) -> str:
     lines = [f"Recommendations for {described}"]
+    if basis.driver:
+        lines += textwrap.wrap(
+            f"Images are ranked for driver {basis.driver} ({basis.origin}).", _WIDTH
+        )
     for kind, recommendations in found.items():
         lines.append("")
         lines.append(kind.upper())
@@ -108,6 +115,8 @@ def render_recommendations(described: str, found: Mapping[str, list[Recommendati
             lines += _row("why", rec.reason, 5)
             if rec.changes:
                 lines += _row("changes", "; ".join(rec.changes), 5)
+            if rec.get:
+                lines += _row("get it", rec.get, 5)
             for caution in rec.cautions:
                 lines += _row("caution", caution, 5)
             if rec.source:

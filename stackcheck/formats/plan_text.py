@@ -7,10 +7,12 @@ import textwrap
 from stackcheck.formats.base import PlanFormat
 from stackcheck.formats.text import Writer, render_findings
 from stackcheck.plan.model import InstanceFacts, MemoryBreakdown, PlanReport
+from stackcheck.plan.steptime import StepTime
 
 _TERM_WIDTH = 36
+CANDIDATES_SHOWN = 5
 _FORMULA_INDENT = " " * (2 + _TERM_WIDTH + 10)
-_VERDICT_COLOURS = {"fits": "32", "fits-with-changes": "33", "will-oom": "31"}
+_VERDICT_COLOURS = {"fits": "32", "tight": "33", "fits-with-changes": "33", "will-oom": "31"}
 
 
 def _count(params: int) -> str:
@@ -57,9 +59,14 @@ def _memory(memory: MemoryBreakdown, out: Writer) -> None:
 def _header(plan: PlanReport, out: Writer) -> None:
     request, shape = plan.request, plan.model
     zero = "FSDP" if request.fsdp else f"ZeRO-{plan.zero_stage}"
+    total = shape.params.value if shape.params else request.params or 0
+    precision = plan.effective_precision.value
+    if plan.effective_precision is not request.precision:
+        precision += f" (asked {request.precision.value})"
     out.lines.append(
-        f"Plan: {_count(request.params)} parameters, {request.precision.value}, "
-        f"{request.optimizer.value}, {zero}"
+        f"Plan: {shape.source + ', ' if shape.source else ''}{_count(total)} parameters, "
+        f"{precision}, {request.optimizer.value}, {zero}"
+        + (f", MoE {shape.experts} experts top-{shape.top_k}" if shape.experts else "")
         + (
             f", MoE {request.moe_experts} experts top-{request.top_k}"
             if request.moe_experts
@@ -72,6 +79,13 @@ def _header(plan: PlanReport, out: Writer) -> None:
         f"{shape.layers} layers, hidden {shape.hidden}, {shape.heads} heads, vocabulary "
         f"{shape.vocab}{derived}",
     )
+    for label, counted in (("Parameters", shape.params), ("Active/token", shape.active_params)):
+        if counted is not None and (label == "Parameters" or shape.experts or request.moe_experts):
+            out.row(label, f"{counted.value:,} = {counted.formula}")
+    if shape.mtp_params:
+        out.row("MTP modules", f"{shape.mtp_params:,} more, trained alongside (in memory)")
+    for note in plan.precision_notes:
+        out.row("Precision", note)
     checkpointing = (
         "full activation checkpointing"
         if request.activation_checkpointing
@@ -100,23 +114,60 @@ def _verdict(plan: PlanReport, out: Writer) -> None:
         out.wrapped(f"{change.flag}: {change.reason} -> {change.total_gib:,.1f} GiB", 4)
 
 
+def _step(step: StepTime | None) -> str:
+    if step is None:
+        return "no time (GPU or precision not in gpu_performance)"
+    return (
+        f"{step.seconds:,.2f} s, {step.gpu_hours_per_million_tokens:,.2f} GPU-h/Mtok, "
+        f"{step.bottleneck}"
+    )
+
+
+def _step_time(plan: PlanReport, out: Writer) -> None:
+    step = plan.step_time
+    if step is None:
+        return
+    out.lines.append("")
+    out.lines.append(
+        f"Step time (estimate)  {step.seconds:,.2f} s per step of {step.tokens_per_step:,} tokens "
+        f"(m = {step.micro_batches} micro-batches), {step.tokens_per_gpu_s:,.0f} tokens/s/GPU, "
+        f"MFU {step.mfu:.0%}, bottleneck: {step.bottleneck}"
+    )
+    parts = (
+        ("compute", step.compute_s, f"at {step.achievable:.0%} of {step.peak_tflops:g} TFLOPS"),
+        ("pipeline bubble", step.bubble_s, "(PP-1)/(v*m) of the compute"),
+        ("NVLink traffic", step.nvlink_s, "TP, and DP inside one instance"),
+        ("EFA traffic", step.efa_s, "DP gradients, PP sends, MoE all-to-all across instances"),
+    )
+    for label, seconds, why in parts:
+        out.lines.append(f"  {label:<20}{seconds:>9.2f} s  {why}")
+    out.wrapped(step.formula, 2)
+
+
 def _candidates(plan: PlanReport, out: Writer) -> None:
     if not plan.candidates:
         return
     out.lines.append("")
-    out.lines.append("Instances it fits on (fewest GPUs first; the matrix holds no prices):")
-    out.lines.append(f"  {'GPUS':>5}  {'INSTANCE':<20}{'NODES':>5}  {'LAYOUT':<28}PER GPU")
-    for candidate in plan.candidates[:10]:
+    out.lines.append(
+        "Where it fits, fewest GPU-hours per million tokens first (estimated; untimed GPUs last, "
+        "fewest GPUs first):"
+    )
+    out.lines.append(
+        f"  {'GPUS':>5}  {'INSTANCE':<20}{'NODES':>5}  {'LAYOUT':<26}{'PER GPU':<17}STEP"
+    )
+    for candidate in plan.candidates[:CANDIDATES_SHOWN]:
         layout = candidate.layout
         sizes = f"TP {layout.tp} x PP {layout.pp}" + (f" x CP {layout.cp}" if layout.cp > 1 else "")
         sizes += f" x DP {layout.dp}" + (f", EP {layout.ep}" if layout.experts else "")
-        memory = f"{candidate.total_gib:,.1f} of {candidate.instance.gpu_memory_gib:g} GiB"
+        memory = f"{candidate.total_gib:,.1f}/{candidate.instance.gpu_memory_gib:g} GiB"
+        memory += " tight" if candidate.tight else ""
         out.lines.append(
             f"  {candidate.gpus:>5}  {candidate.instance.type:<20}{candidate.nodes:>5}  "
-            f"{sizes:<28}{memory}"
+            f"{sizes:<26}{memory:<17}{_step(candidate.step_time)}"
         )
-    if len(plan.candidates) > 10:
-        out.lines.append(f"  (+{len(plan.candidates) - 10} more: --format json lists all)")
+    if len(plan.candidates) > CANDIDATES_SHOWN:
+        rest = len(plan.candidates) - CANDIDATES_SHOWN
+        out.lines.append(f"  (+{rest} more: --format json lists all)")
 
 
 def _scale(plan: PlanReport, out: Writer) -> None:
@@ -138,6 +189,7 @@ class PlanTextFormat(PlanFormat):
         _header(plan, out)
         if plan.memory is not None:
             _memory(plan.memory, out)
+        _step_time(plan, out)
         _verdict(plan, out)
         _candidates(plan, out)
         _scale(plan, out)

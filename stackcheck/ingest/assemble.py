@@ -18,6 +18,7 @@ from stackcheck.ingest.facts import (
     RunSpecFact,
     RuntimeFact,
 )
+from stackcheck.ingest.hardware import HardwareFact
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import (
     ComponentName,
@@ -198,6 +199,8 @@ class _Builder:
             said = [*fact.lines[:1], *(ln for ln in fact.lines[1:] if _SPEC_WORDS.search(ln.text))]
             spec.evidence = [self.evidence(line) for line in said[:_MAX_SPEC_EVIDENCE]]
             snapshot.run_specs.append(spec)
+        elif isinstance(fact, HardwareFact):
+            fact.apply(snapshot.hardware, self.evidence(fact.line))
         elif isinstance(fact, PlatformFact) and snapshot.platform.os is None:
             snapshot.platform.os = fact.os
             snapshot.platform.evidence.append(self.evidence(fact.line))

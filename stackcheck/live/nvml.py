@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from stackcheck.live.nvml_health import gpu_health
 from stackcheck.parsers.nvidia import GpuRecord
+from stackcheck.snapshot.hardware import GpuHealth
 from stackcheck.versions import cuda_from_int
 
 DEFAULT_TIMEOUT = 3.0
@@ -22,6 +24,7 @@ class NvmlReport:
     driver_version: str | None = None
     cuda_version: str | None = None  # the newest CUDA the driver supports
     gpus: list[GpuRecord] = field(default_factory=list)
+    health: list[GpuHealth] = field(default_factory=list)  # the hardware path, per GPU
     reason: str | None = None  # why NVML gave no answer
 
 
@@ -44,14 +47,16 @@ def _query(nvml: Any) -> NvmlReport:
                 cc: str | None = f"{cc_major}.{cc_minor}"
             except nvml.NVMLError:
                 cc = None
-            report.gpus.append(
-                GpuRecord(
-                    name=_text(nvml.nvmlDeviceGetName(handle)),
-                    index=index,
-                    memory_mib=int(nvml.nvmlDeviceGetMemoryInfo(handle).total) // (1 << 20),
-                    pci_bus_id=_text(nvml.nvmlDeviceGetPciInfo(handle).busId),
-                    compute_capability=cc,
-                )
+            record = GpuRecord(
+                name=_text(nvml.nvmlDeviceGetName(handle)),
+                index=index,
+                memory_mib=int(nvml.nvmlDeviceGetMemoryInfo(handle).total) // (1 << 20),
+                pci_bus_id=_text(nvml.nvmlDeviceGetPciInfo(handle).busId),
+                compute_capability=cc,
+            )
+            report.gpus.append(record)
+            report.health.append(
+                gpu_health(nvml, handle, index, record.pci_bus_id or "", record.name)
             )
         return report
     finally:

@@ -19,6 +19,7 @@ from stackcheck.matrix.models import (
     EfaInstaller,
     Fact,
     Gpu,
+    GpuLink,
     Instance,
     KnownIssue,
     Matrix,
@@ -27,6 +28,7 @@ from stackcheck.matrix.models import (
     TorchRelease,
     TorchVariant,
     WithKnownIssues,
+    Xid,
 )
 
 _Versioned = TypeVar("_Versioned", CudnnRelease, NcclRelease, OfiNcclRelease, EfaInstaller)
@@ -73,6 +75,16 @@ class MatrixIndex:
         if not type_:
             return None
         return next((i for i in self.matrix.instance if i.type == type_.strip().lower()), None)
+
+    def gpu_link(self, name: str | None) -> GpuLink | None:
+        """The expected links of the GPU model ``name`` (any name :meth:`gpu` knows)."""
+        gpu = self.gpu(name)
+        if gpu is None:
+            return None
+        return next((g for g in self.matrix.gpu_link if g.gpu == gpu.name), None)
+
+    def xid(self, code: int) -> Xid | None:
+        return next((x for x in self.matrix.xid if x.code == code), None)
 
     # -- CUDA and the driver -------------------------------------------------------------------
     def cuda_major(self, major: int | None) -> CudaMajor | None:

@@ -311,6 +311,41 @@ class EnvVarAdvice(Fact):
     summary: str = Field(description="What setting it costs where it is not needed")
 
 
+class GpuLink(Fact):
+    """What one GPU model's links should train at: its PCIe generation and width, and (for the
+    SXM module that 8-GPU instances carry) how many NVLink links it has."""
+
+    gpu: str  # a Gpu.name
+    pcie_gen: int = Field(ge=1, le=6)
+    pcie_width: int = Field(ge=1, le=32)
+    nvlink_links: int | None = Field(
+        default=None, description="NVLink links of the SXM module; None: PCIe only"
+    )
+
+
+XidSeverity = Literal["error", "warning", "info"]
+
+
+class Xid(Fact):
+    """One Xid code of the NVIDIA driver: what it means and what to do."""
+
+    code: int
+    mnemonic: str
+    meaning: str
+    severity: XidSeverity = Field(description="How stackcheck reports a GPU that logged it")
+    action: str
+class GpuPerformance(Fact):
+    """A GPU's dense peak per precision (the vendor's figure without sparsity) and the share of
+    it a well-tuned training step achieves, each with its source: what `plan` times steps by."""
+
+    gpu: str  # a Gpu.name
+    dense_tflops: dict[str, float] = Field(description="precision -> dense peak TFLOPS")
+    achievable: dict[str, float] = Field(
+        description="precision -> achieved share of the dense peak in training (MFU-like)"
+    )
+    achievable_source: str
+
+
 class Matrix(BaseModel):
     """All tables. ``version`` names this edition of the data; ``built`` is its date."""
 
@@ -332,6 +367,9 @@ class Matrix(BaseModel):
     dlc: list[ContainerImage] = Field(default_factory=list)
     ngc: list[ContainerImage] = Field(default_factory=list)
     env_var: list[EnvVarAdvice] = Field(default_factory=list)
+    gpu_link: list[GpuLink] = Field(default_factory=list)
+    xid: list[Xid] = Field(default_factory=list)
+    gpu_performance: list[GpuPerformance] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -351,4 +389,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "dlc": ("tag",),
     "ngc": ("tag",),
     "env_var": ("name",),
+    "gpu_link": ("gpu",),
+    "xid": ("code",),
+    "gpu_performance": ("gpu",),
 }

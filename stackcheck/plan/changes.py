@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -171,24 +171,40 @@ def _resized(layout: JobLayout, instance: Instance, nodes: int) -> JobLayout | N
     )
 
 
+MORE_NODES_TRIED = 64  # node counts tried one by one; beyond, doublings up to --max-gpus
+
+
+def _node_counts(start: int, largest: int) -> Iterator[int]:
+    """Every count after ``start`` for a while (a job that needs 3 nodes gets 3, not 4), then
+    doublings: bounded whatever --max-gpus is."""
+    count = start + 1
+    while count <= largest:
+        yield count
+        count = count + 1 if count < start + MORE_NODES_TRIED else count * 2
+
+
 def _more_nodes(max_gpus: int) -> Kind:
-    """Twice, four times ... the instances: ZeRO shards over more ranks, or more TP x PP fits."""
+    """More instances, the fewest that fit first: ZeRO shards over more ranks, or more TP x PP."""
 
     def options(state: State) -> list[Option]:
-        found = []
-        nodes = state.layout.nodes * 2
-        while nodes * state.instance.gpu_count <= max_gpus and reaches(state.instance, nodes):
+        found: list[Option] = []
+        for nodes in _node_counts(state.layout.nodes, max_gpus // state.instance.gpu_count):
+            if not reaches(state.instance, nodes):
+                break
+            here = []
             layout = _resized(state.layout, state.instance, nodes)
             if layout is not None and state.settings.zero > 0:
-                found.append(
+                here.append(
                     Option(
                         f"--nodes {nodes}",
                         f"shard ZeRO state over DP {layout.dp} on {nodes} instances",
                         dataclasses.replace(state, layout=layout),
                     )
                 )
-            found += _layouts_on(state, nodes, f"{nodes} instances")
-            nodes *= 2
+            here += _layouts_on(state, nodes, f"{nodes} instances")
+            found += here
+            if any(option.fits for option in here):
+                break  # more instances than the fewest that fit are not a smaller change
         return found
 
     return options

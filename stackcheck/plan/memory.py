@@ -22,12 +22,22 @@ from dataclasses import dataclass
 
 from stackcheck.plan.formula import Quantity, total
 from stackcheck.plan.layout import JobLayout
-from stackcheck.plan.request import MOMENT_BYTES, STATE_BYTES, Optimizer, Precision
+from stackcheck.plan.request import (
+    MOMENT_BYTES,
+    STATE_BYTES,
+    GradDtype,
+    Optimizer,
+    Precision,
+    StateBytes,
+)
 from stackcheck.plan.shape import ModelShape
 
 GIB = 2**30
 RESERVE_BYTES = 2 * GIB
 FRAGMENTATION = 0.05
+# A job "fits" only with this share of GPU memory free beyond the reserve: the estimate's
+# omissions (see docs/plan.md) and allocator peaks are of that order. Less is "tight".
+HEADROOM = 0.05
 ATTENTION_TERMS = 15  # attention block 11 + two layer norms 4, per s·b·h (Korthikanti section 4)
 MLP_TERMS = 19  # the MLP block's share of the 34
 
@@ -47,11 +57,32 @@ class Settings:
     shape: ModelShape
     experts: int | None
     top_k: int
+    expert_params: int | None = None  # counted from the architecture; None: the 8E/(4+8E) share
+    grad_dtype: GradDtype | None = None  # None: the precision's default (fp32 for bf16)
+    global_batch: int | None = None  # sequences per step; None: about 4M tokens
+    virtual_stages: int = 1  # interleaved pipeline schedule
+    tp_comm_overlap: bool = False  # Transformer Engine overlaps TP traffic with GEMMs
+
+    @property
+    def state(self) -> StateBytes:
+        return state_bytes(self.precision, self.grad_dtype)
 
     @property
     def state_bytes_per_param(self) -> int:
-        state = STATE_BYTES[self.precision]
+        state = self.state
         return state.weights + state.gradients + state.main_copies + MOMENT_BYTES[self.optimizer]
+
+
+def state_bytes(precision: Precision, grad_dtype: GradDtype | None) -> StateBytes:
+    """Bytes per parameter; bf16 gradients (FSDP's and DeepSpeed's practice) take 2 instead of
+    Megatron's fp32 main gradients, 4."""
+    state = STATE_BYTES[precision]
+    if grad_dtype is GradDtype.BF16 and precision in (Precision.BF16, Precision.FP8):
+        return state.model_copy(update={"gradients": 2})
+    if grad_dtype is GradDtype.FP32 and precision is Precision.FP16:
+        # fp32 gradients replace fp16 ones and the separate fp32 main gradients
+        return state.model_copy(update={"gradients": 4, "main_copies": 4})
+    return state
 
 
 @dataclass(frozen=True)
@@ -71,8 +102,18 @@ class Estimate:
     symbols: dict[str, tuple[float, str]]
 
     @property
+    def headroom(self) -> float:
+        return self.capacity.value - self.total.value
+
+    @property
     def fits(self) -> bool:
-        return self.total.value <= self.capacity.value
+        """Fits with at least HEADROOM of the GPU's memory to spare."""
+        return self.headroom >= HEADROOM * self.capacity.value
+
+    @property
+    def tight(self) -> bool:
+        """Fits, but with less than HEADROOM to spare."""
+        return 0 <= self.headroom < HEADROOM * self.capacity.value
 
 
 class _Symbols:
@@ -86,7 +127,7 @@ class _Symbols:
 
 def estimate(settings: Settings, layout: JobLayout, gpu_memory_gib: float) -> Estimate:
     sym = _Symbols()
-    state = STATE_BYTES[settings.precision]
+    state = settings.state
     shape = settings.shape
     tp = sym("TP", layout.tp, "tensor-parallel size")
     pp = sym("PP", layout.pp, "pipeline-parallel size")
@@ -99,9 +140,13 @@ def estimate(settings: Settings, layout: JobLayout, gpu_memory_gib: float) -> Es
     if settings.experts:
         experts = sym("E", settings.experts, "experts per MoE layer")
         ep = sym("EP", layout.ep, "expert-parallel size")
-        eight = Quantity.constant(8)
-        share = eight * experts / (Quantity.constant(4) + eight * experts)
-        expert_params = params * share
+        if settings.expert_params is not None:
+            expert_params = sym(
+                "P_E", settings.expert_params, "routed experts' parameters, from the architecture"
+            )
+        else:
+            eight = Quantity.constant(8)
+            expert_params = params * (eight * experts / (Quantity.constant(4) + eight * experts))
         dense = (params - expert_params) / (tp * pp)
         routed: Quantity | None = expert_params / (tp * pp * ep)
         expert_shard: Quantity | None = shard / ep

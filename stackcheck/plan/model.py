@@ -13,10 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from stackcheck import __version__
 from stackcheck.check.model import Finding
 from stackcheck.plan.layout import JobLayout
-from stackcheck.plan.request import PlanRequest
+from stackcheck.plan.request import PlanRequest, Precision
 from stackcheck.plan.shape import ModelShape
+from stackcheck.plan.steptime import StepTime
 
-PLAN_SCHEMA_VERSION = 1
+PLAN_SCHEMA_VERSION = (
+    2  # 2: --model (request.params may be null), "tight", step_time, effective_precision
+)
 
 
 class _Model(BaseModel):
@@ -48,7 +51,8 @@ class MemoryBreakdown(_Model):
     total: Figure
     capacity: Figure
     headroom_gib: float
-    fits: bool
+    fits: bool  # with at least 5% of GPU memory to spare
+    tight: bool  # fits, with less than 5% to spare
     activations_without_checkpointing: Figure
     activations_with_checkpointing: Figure
     symbols: list[Symbol]
@@ -77,7 +81,7 @@ class Change(_Model):
     fits: bool
 
 
-Status = Literal["fits", "fits-with-changes", "will-oom"]
+Status = Literal["fits", "tight", "fits-with-changes", "will-oom"]
 
 
 class Verdict(_Model):
@@ -97,6 +101,9 @@ class Candidate(_Model):
     layout: JobLayout
     total_gib: float
     headroom_gib: float
+    tight: bool = False
+    effective_precision: Precision
+    step_time: StepTime | None = None
     equivalents: list[str] = Field(
         default_factory=list, description="Other sizes with the same GPUs per instance and links"
     )
@@ -115,8 +122,11 @@ class PlanReport(_Model):
     request: PlanRequest
     model: ModelShape
     zero_stage: int
+    effective_precision: Precision
+    precision_notes: list[str] = Field(default_factory=list)
     instance: InstanceFacts | None = None
     memory: MemoryBreakdown | None = None
+    step_time: StepTime | None = None  # of the layout shown
     verdict: Verdict
     candidates: list[Candidate] = Field(default_factory=list)
     scale: ScaleAdvice

@@ -18,6 +18,7 @@ from stackcheck.check.model import Finding
 from stackcheck.errors import StackcheckError
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import Instance, Matrix
+from stackcheck.plan.architecture import Architecture, load
 from stackcheck.plan.changes import (
     SETTINGS_STEPS,
     SettingsStep,
@@ -28,7 +29,7 @@ from stackcheck.plan.changes import (
 )
 from stackcheck.plan.formula import Quantity
 from stackcheck.plan.layout import JobLayout
-from stackcheck.plan.memory import GIB, Estimate, Settings, estimate
+from stackcheck.plan.memory import GIB, HEADROOM, Estimate, Settings, estimate
 from stackcheck.plan.model import (
     Candidate,
     Change,
@@ -39,10 +40,12 @@ from stackcheck.plan.model import (
     Symbol,
     Verdict,
 )
+from stackcheck.plan.precision import Effective, effective
 from stackcheck.plan.request import PlanRequest
 from stackcheck.plan.scale import advise
 from stackcheck.plan.search import Fit, Pinned, fewest_nodes, gpu_memory, place, plannable
-from stackcheck.plan.shape import derive_shape
+from stackcheck.plan.shape import derive_shape, shape_of
+from stackcheck.plan.steptime import estimate_step, performance
 from stackcheck.rules import RULES
 from stackcheck.rules.layout import TensorParallelHeads
 from stackcheck.snapshot.model import Instance as SnapshotInstance
@@ -52,9 +55,20 @@ LAYOUT_RULES = tuple(rule for rule in RULES if rule.family == "layout")
 CANDIDATES_SHOWN = 10
 
 
+_SHAPE_FLAGS = (
+    ("--layers", "layers"), ("--hidden", "hidden"), ("--heads", "heads"), ("--vocab", "vocab"),
+    ("--moe-experts", "moe_experts"), ("--top-k", "top_k"),
+)  # fmt: skip
+
+
 def _validate(request: PlanRequest) -> None:
     if request.fsdp and request.zero not in (0, 3):
         raise StackcheckError("--fsdp shards like ZeRO stage 3; give one of --fsdp and --zero")
+    if request.model is not None:
+        for flag, name in _SHAPE_FLAGS:
+            if getattr(request, name) is not None:
+                raise StackcheckError(f"{flag} comes from the config.json with --model")
+        return
     if request.moe_experts is None:
         for flag, value in (("--top-k", request.top_k), ("--ep", request.ep)):
             if value is not None:
@@ -71,9 +85,17 @@ def _validate(request: PlanRequest) -> None:
         )
 
 
-def _settings(request: PlanRequest) -> Settings:
+def _settings(request: PlanRequest, arch: Architecture | None) -> Settings:
+    if arch is not None:
+        # MTP modules train alongside the model: their state is in memory, as dense weights.
+        params, shape, experts = arch.total.value + arch.mtp, shape_of(arch), arch.experts
+        top_k, expert_params = arch.top_k or 1, arch.experts_total if arch.experts else None
+    else:
+        assert request.params is not None
+        params, shape, experts = request.params, derive_shape(request), request.moe_experts
+        top_k, expert_params = request.top_k or 1, None
     return Settings(
-        params=request.params,
+        params=params,
         precision=request.precision,
         optimizer=request.optimizer,
         zero=request.zero_stage,
@@ -81,14 +103,31 @@ def _settings(request: PlanRequest) -> Settings:
         eager_attention=request.eager_attention,
         seq_len=request.seq_len,
         micro_batch=request.micro_batch,
-        shape=derive_shape(request),
-        experts=request.moe_experts,
-        top_k=request.top_k or 1,
+        shape=shape,
+        experts=experts,
+        top_k=top_k,
+        expert_params=expert_params,
+        grad_dtype=request.grad_dtype,
+        global_batch=request.global_batch,
+        virtual_stages=request.virtual_stages,
+        tp_comm_overlap=request.tp_comm_overlap,
     )
 
 
-def _pinned(request: PlanRequest) -> Pinned:
-    return Pinned(**request.model_dump(include={f.name for f in dataclasses.fields(Pinned)}))
+def _pinned(request: PlanRequest, settings: Settings) -> Pinned:
+    pinned = Pinned(**request.model_dump(include={f.name for f in dataclasses.fields(Pinned)}))
+    if request.model is not None:  # a real model's layers and heads are facts the rules judge
+        shape = settings.shape
+        pinned = dataclasses.replace(pinned, layers=shape.layers, heads=shape.heads)
+    return pinned
+
+
+def on_gpu(
+    settings: Settings, instance: Instance, index: MatrixIndex
+) -> tuple[Settings, Effective]:
+    """``settings`` in the precision the instance's GPU can train in."""
+    found = effective(settings.precision, index.gpu(instance.gpu))
+    return dataclasses.replace(settings, precision=found.precision), found
 
 
 def _context(layout: JobLayout, index: MatrixIndex) -> CheckContext:
@@ -99,14 +138,14 @@ def _context(layout: JobLayout, index: MatrixIndex) -> CheckContext:
     return CheckContext(snapshot, index, job=layout)
 
 
-def _refuse_indivisible_heads(request: PlanRequest, index: MatrixIndex) -> None:
+def _refuse_indivisible_heads(request: PlanRequest, heads: int | None, index: MatrixIndex) -> None:
     """A TP that does not divide the heads leaves memory per GPU undefined: bad input."""
     requested = JobLayout(
         instance=request.instance or "",
         gpus_per_node=1,
         nodes=1,
         tp=request.tp or 1,
-        heads=request.heads,
+        heads=heads,
     )
     rule = TensorParallelHeads()
     for finding in rule.check(_context(requested, index)):
@@ -142,6 +181,7 @@ def _breakdown(found: Estimate, layout: JobLayout) -> MemoryBreakdown:
         capacity=_figure("capacity", "GPU memory", found.capacity),
         headroom_gib=(found.capacity.value - found.total.value) / GIB,
         fits=found.fits,
+        tight=found.tight,
         activations_without_checkpointing=_figure(
             "activations",
             "activations without checkpointing",
@@ -167,14 +207,16 @@ def _gib(value: float) -> str:
     return f"{value / GIB:,.1f} GiB"
 
 
-def _given_layout(request: PlanRequest, instance: Instance) -> JobLayout:
+def _given_layout(request: PlanRequest, settings: Settings, instance: Instance) -> JobLayout:
     """The job as asked: unset sizes are 1, the fewest nodes, and DP filling them."""
     tp, pp, cp, ep = (request.tp or 1), (request.pp or 1), (request.cp or 1), (request.ep or 1)
     model = tp * pp * cp
     per_node = instance.gpu_count
     nodes = request.nodes or max(1, math.ceil(model * (request.dp or 1) / per_node))
     dp = request.dp or max(1, nodes * per_node // model)
-    return place(instance, nodes, (tp, pp, cp, dp, ep), _pinned(request), request.moe_experts)
+    return place(
+        instance, nodes, (tp, pp, cp, dp, ep), _pinned(request, settings), settings.experts
+    )
 
 
 def _verdict_on(state: State, instances: Sequence[Instance], max_gpus: int) -> Verdict:
@@ -187,6 +229,22 @@ def _verdict_on(state: State, instances: Sequence[Instance], max_gpus: int) -> V
             f"spare) with {state.layout.describe()}",
         )
     options = smallest_change(state, same_hardware(), more_hardware(instances, max_gpus))
+    if found.tight:
+        loosen = (
+            f"; {' '.join(o.flag for o in options)} leaves {_gib(have - options[-1].total)}"
+            if options
+            else ""
+        )
+        return Verdict(
+            status="tight",
+            summary=f"tight: {_gib(need)} of {_gib(have)} per GPU leaves {_gib(have - need)}, "
+            f"under the 5% ({_gib(HEADROOM * have)}) a plan keeps for what the estimate "
+            f"omits and allocator peaks{loosen}",
+            changes=[
+                Change(flag=o.flag, reason=o.reason, total_gib=o.total / GIB, fits=o.fits)
+                for o in options or []
+            ],
+        )
     if options is None:
         return Verdict(
             status="will-oom",
@@ -213,7 +271,7 @@ def _verdict_on(state: State, instances: Sequence[Instance], max_gpus: int) -> V
     )
 
 
-def _plan_on(request: PlanRequest, settings: Settings, index: MatrixIndex) -> PlanReport:
+def _plan_on(request: PlanRequest, asked: Settings, index: MatrixIndex) -> PlanReport:
     assert request.instance is not None
     instance = index.instance(request.instance)
     if instance is None:
@@ -223,17 +281,23 @@ def _plan_on(request: PlanRequest, settings: Settings, index: MatrixIndex) -> Pl
         )
     if not plannable(instance):
         raise StackcheckError(f"the matrix has no GPU count or GPU memory for {instance.type}")
-    layout = _given_layout(request, instance)
+    settings, precision = on_gpu(asked, instance, index)
+    layout = _given_layout(request, settings, instance)
     state = State(settings, layout, instance)
     return PlanReport(
         matrix_version=index.version,
         request=request,
         model=settings.shape,
         zero_stage=settings.zero,
+        effective_precision=precision.precision,
+        precision_notes=list(precision.notes),
         instance=_facts(instance),
         memory=_breakdown(state.estimate, layout),
+        step_time=estimate_step(
+            settings, layout, instance, performance(instance, index.matrix.gpu_performance)
+        ),
         verdict=_verdict_on(state, index.matrix.instance, request.max_gpus),
-        scale=advise(request.params, request.moe_experts, instance, index.matrix.instance),
+        scale=advise(settings.params, settings.experts, instance, index.matrix.instance),
         findings=_findings(layout, index),
     )
 
@@ -258,15 +322,24 @@ def _representatives(instances: Sequence[Instance]) -> list[tuple[Instance, list
     return list(groups.values())
 
 
+def _rank(fit: Fit) -> tuple[object, ...]:
+    """Timed candidates first, by GPU-hours per million tokens, then time per step; the rest by
+    GPUs, GPU memory and name."""
+    step = fit.step
+    timed = (step.gpu_hours_per_million_tokens, step.seconds) if step else (0.0, 0.0)
+    return (step is None, *timed, fit.layout.gpus, gpu_memory(fit.instance), fit.instance.type)
+
+
 def _candidates(
-    settings: Settings, pinned: Pinned, instances: Sequence[Instance], max_gpus: int
+    settings: Settings, pinned: Pinned, index: MatrixIndex, max_gpus: int
 ) -> list[Candidate]:
     found: list[tuple[Fit, list[str]]] = []
-    for instance, equivalents in _representatives(instances):
-        fit = fewest_nodes(settings, instance, pinned, max_gpus)
+    for instance, equivalents in _representatives(index.matrix.instance):
+        perf = performance(instance, index.matrix.gpu_performance)
+        fit = fewest_nodes(on_gpu(settings, instance, index)[0], instance, pinned, max_gpus, perf)
         if fit is not None:
             found.append((fit, equivalents))
-    found.sort(key=lambda f: (f[0].layout.gpus, gpu_memory(f[0].instance), f[0].instance.type))
+    found.sort(key=lambda f: _rank(f[0]))
     return [
         Candidate(
             instance=_facts(fit.instance),
@@ -275,6 +348,9 @@ def _candidates(
             layout=fit.layout,
             total_gib=fit.estimate.total.value / GIB,
             headroom_gib=(fit.estimate.capacity.value - fit.estimate.total.value) / GIB,
+            tight=fit.estimate.tight,
+            effective_precision=fit.settings.precision,
+            step_time=fit.step,
             equivalents=equivalents,
         )
         for fit, equivalents in found
@@ -282,11 +358,11 @@ def _candidates(
 
 
 def _relaxed(
-    settings: Settings, pinned: Pinned, instances: Sequence[Instance], max_gpus: int
+    settings: Settings, pinned: Pinned, index: MatrixIndex, max_gpus: int
 ) -> tuple[list[tuple[SettingsStep, Settings]], list[Candidate]]:
     """Candidates as given; else with the settings steps taken in order until some fit."""
     steps: list[tuple[SettingsStep, Settings]] = []
-    candidates = _candidates(settings, pinned, instances, max_gpus)
+    candidates = _candidates(settings, pinned, index, max_gpus)
     for step in SETTINGS_STEPS:
         if candidates:
             break
@@ -294,40 +370,44 @@ def _relaxed(
         if relaxed is not None:
             settings = relaxed
             steps.append((step, settings))
-            candidates = _candidates(settings, pinned, instances, max_gpus)
+            candidates = _candidates(settings, pinned, index, max_gpus)
     return steps, candidates
 
 
 def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex) -> PlanReport:
     instances = index.matrix.instance
-    steps, candidates = _relaxed(settings, _pinned(request), instances, request.max_gpus)
+    pinned = _pinned(request, settings)
+    steps, candidates = _relaxed(settings, pinned, index, request.max_gpus)
     if not candidates:
         return PlanReport(
             matrix_version=index.version,
             request=request,
             model=settings.shape,
             zero_stage=settings.zero,
+            effective_precision=settings.precision,
             verdict=Verdict(
                 status="will-oom",
                 summary=f"fits on no instance type in the matrix up to {request.max_gpus} "
                 "GPUs, even with ZeRO-3 and activation checkpointing",
             ),
-            scale=advise(request.params, request.moe_experts, None, instances),
+            scale=advise(settings.params, settings.experts, None, instances),
         )
     best = candidates[0]
     instance = index.instance(best.instance.type)
     assert instance is not None
     if steps:
         settings = steps[-1][1]
+    settings, precision = on_gpu(settings, instance, index)
     state = State(settings, best.layout, instance)
+    first = "fewest GPU-hours per token" if best.step_time else "fewest GPUs"
     where = (
-        f"fewest GPUs: {best.layout.describe()}, {_gib(state.estimate.total.value)} of "
+        f"{first}: {best.layout.describe()}, {_gib(state.estimate.total.value)} of "
         f"{_gib(state.estimate.capacity.value)} per GPU"
     )
     if steps:
         changes = []
         for step, stepped in steps:
-            found = estimate(stepped, best.layout, gpu_memory(instance))
+            found = estimate(on_gpu(stepped, instance, index)[0], best.layout, gpu_memory(instance))
             changes.append(
                 Change(
                     flag=step.flag,
@@ -342,6 +422,12 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
             f"{' '.join(c.flag for c in changes)} it fits on {_types(len(candidates))}; {where}",
             changes=changes,
         )
+    elif best.tight:
+        verdict = Verdict(
+            status="tight",
+            summary=f"fits only tightly (under 5% of GPU memory to spare) on the fewest GPUs; "
+            f"{where}; more instances or --zero / --activation-checkpointing loosen it",
+        )
     else:
         verdict = Verdict(status="fits", summary=f"fits on {_types(len(candidates))}; {where}")
     return PlanReport(
@@ -349,11 +435,14 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
         request=request,
         model=settings.shape,
         zero_stage=settings.zero,
+        effective_precision=precision.precision,
+        precision_notes=list(precision.notes),
         instance=best.instance,
         memory=_breakdown(state.estimate, best.layout),
+        step_time=best.step_time,
         verdict=verdict,
         candidates=candidates,
-        scale=advise(request.params, request.moe_experts, instance, instances),
+        scale=advise(settings.params, settings.experts, instance, instances),
         findings=_findings(best.layout, index),
     )
 
@@ -361,8 +450,9 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
 def make_plan(request: PlanRequest, matrix: Matrix) -> PlanReport:
     _validate(request)
     index = MatrixIndex(matrix)
-    _refuse_indivisible_heads(request, index)
-    settings = _settings(request)
+    arch = load(request.model) if request.model is not None else None
+    _refuse_indivisible_heads(request, arch.heads if arch else request.heads, index)
+    settings = _settings(request, arch)
     if request.instance:
         return _plan_on(request, settings, index)
     return _plan_anywhere(request, settings, index)

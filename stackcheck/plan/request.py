@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 _COUNT = re.compile(r"(\d+(?:\.\d+)?)\s*([kmbgt]?)", re.IGNORECASE)
 _SCALE = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
@@ -29,6 +29,11 @@ class Precision(str, Enum):
     FP16 = "fp16"
     FP32 = "fp32"
     FP8 = "fp8"
+
+
+class GradDtype(str, Enum):
+    FP32 = "fp32"
+    BF16 = "bf16"
 
 
 class Optimizer(str, Enum):
@@ -73,8 +78,16 @@ class PlanRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    params: int = Field(gt=0, description="Total parameters (all experts included)")
+    params: int | None = Field(
+        default=None, gt=0, description="Total parameters (all experts included)"
+    )
+    model: str | None = Field(
+        default=None, description="A config.json path, its directory, or a bundled model name"
+    )
     precision: Precision = Precision.BF16
+    grad_dtype: GradDtype | None = Field(
+        default=None, description="Gradient bytes: fp32 (Megatron) or bf16 (FSDP, DeepSpeed)"
+    )
     optimizer: Optimizer = Optimizer.ADAMW
     zero: int = Field(default=0, ge=0, le=3, description="ZeRO stage; FSDP full shard is 3")
     fsdp: bool = False
@@ -98,7 +111,18 @@ class PlanRequest(BaseModel):
     dp: int | None = Field(default=None, gt=0)
     ep: int | None = Field(default=None, gt=0)
     max_gpus: int = Field(default=4096, gt=0, description="Largest job the instance search tries")
+    global_batch: int | None = Field(
+        default=None, gt=0, description="Sequences per optimizer step (default: about 4M tokens)"
+    )
+    virtual_stages: int = Field(default=1, gt=0, description="Interleaved pipeline stages")
+    tp_comm_overlap: bool = False
 
     @property
     def zero_stage(self) -> int:
         return 3 if self.fsdp else self.zero
+
+    @model_validator(mode="after")
+    def _one_model(self) -> PlanRequest:
+        if (self.params is None) == (self.model is None):
+            raise ValueError("give one of --params and --model")
+        return self

@@ -13,9 +13,10 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stackcheck.matrix.models import Instance
+from stackcheck.matrix.models import GpuPerformance, Instance
 from stackcheck.plan.layout import JobLayout
 from stackcheck.plan.memory import GIB, Estimate, Settings, estimate
+from stackcheck.plan.steptime import StepTime, estimate_step
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ class Fit:
     instance: Instance
     layout: JobLayout
     estimate: Estimate
+    settings: Settings
+    step: StepTime | None = None
+
+
+LAYOUTS_TIMED = 64  # fitting layouts timed per node count, the preferred first: bounds the search
 
 
 def divisors(number: int) -> list[int]:
@@ -136,16 +142,40 @@ def preference(layout: JobLayout, domain: int) -> tuple[int, ...]:
     return (layout.tp * layout.pp, expert_outside, layout.pp, layout.tp, layout.ep)
 
 
-def best_fit(settings: Settings, instance: Instance, nodes: int, pinned: Pinned) -> Fit | None:
+def _timed(fit: Fit, perf: GpuPerformance | None) -> Fit:
+    step = estimate_step(fit.settings, fit.layout, fit.instance, perf)
+    return Fit(fit.instance, fit.layout, fit.estimate, fit.settings, step)
+
+
+def best_fit(
+    settings: Settings,
+    instance: Instance,
+    nodes: int,
+    pinned: Pinned,
+    perf: GpuPerformance | None = None,
+) -> Fit | None:
+    """The fastest layout that fits with headroom (the preferred one when no time can be
+    estimated); else the preferred one that fits tightly."""
     domain = nvlink_domain(instance)
     ordered = sorted(
         layouts(settings, instance, nodes, pinned), key=lambda layout: preference(layout, domain)
     )
+    tight = None
+    fitting: list[Fit] = []
     for layout in ordered:
         found = estimate(settings, layout, gpu_memory(instance))
         if found.fits:
-            return Fit(instance, layout, found)
-    return None
+            fit = _timed(Fit(instance, layout, found, settings), perf)
+            if fit.step is None:
+                return fit
+            fitting.append(fit)
+            if len(fitting) >= LAYOUTS_TIMED:
+                break
+        elif tight is None and found.tight:
+            tight = Fit(instance, layout, found, settings)
+    if fitting:
+        return min(fitting, key=lambda f: f.step.seconds if f.step else 0.0)
+    return _timed(tight, perf) if tight else None
 
 
 def node_range(settings: Settings, instance: Instance, pinned: Pinned, max_gpus: int) -> range:
@@ -153,8 +183,8 @@ def node_range(settings: Settings, instance: Instance, pinned: Pinned, max_gpus:
     if pinned.nodes:
         return range(pinned.nodes, pinned.nodes + 1)
     largest = max(1, max_gpus // instance.gpu_count)
-    while not reaches(instance, largest):
-        largest -= 1
+    if not reaches(instance, largest):  # no EFA: as many as one NVLink domain holds
+        largest = max(1, min(largest, nvlink_domain(instance) // instance.gpu_count))
     # Every byte of training state lives on some GPU at least once.
     state = settings.params * settings.state_bytes_per_param
     fewest_gpus = math.ceil(state / (gpu_memory(instance) * GIB))
@@ -177,16 +207,22 @@ def _most_split(settings: Settings, instance: Instance, nodes: int, pinned: Pinn
 
 
 def fewest_nodes(
-    settings: Settings, instance: Instance, pinned: Pinned, max_gpus: int
+    settings: Settings,
+    instance: Instance,
+    pinned: Pinned,
+    max_gpus: int,
+    perf: GpuPerformance | None = None,
 ) -> Fit | None:
     nodes = node_range(settings, instance, pinned, max_gpus)
     if not nodes:
         return None
     bound = _most_split(settings, instance, nodes[-1], pinned)
-    if not estimate(settings, bound, gpu_memory(instance)).fits:
+    if estimate(settings, bound, gpu_memory(instance)).headroom < 0:
         return None
+    tight = None
     for count in nodes:
-        fit = best_fit(settings, instance, count, pinned)
-        if fit is not None:
+        fit = best_fit(settings, instance, count, pinned, perf)
+        if fit is not None and fit.estimate.fits:
             return fit
-    return None
+        tight = tight or fit
+    return tight

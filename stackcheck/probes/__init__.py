@@ -16,6 +16,7 @@ from stackcheck.probes.environment import EnvironmentProbe
 from stackcheck.probes.fabric_manager import FabricManagerProbe
 from stackcheck.probes.gdr import GdrProbe
 from stackcheck.probes.gpus import GpuProbe
+from stackcheck.probes.hardware import HardwareProbe
 from stackcheck.probes.instance import InstanceProbe
 from stackcheck.probes.nccl import NcclProbe
 from stackcheck.probes.ofi_nccl import OfiNcclProbe
@@ -41,6 +42,7 @@ PROBES: tuple[Probe, ...] = (
     EnvironmentProbe(),
     FabricManagerProbe(),
     GdrProbe(),
+    HardwareProbe(),
 )
 
 # Everything the probes read: what an image's layer walk keeps.

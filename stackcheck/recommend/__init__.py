@@ -1,37 +1,63 @@
-"""Recommendations: the DLAMI, AWS DLC image and NGC image that fit this GPU, instance and driver.
+"""Recommendations: one target stack, the DLAMI and the AWS DLC and NGC images that run on it.
 
-Candidates come from the matrix alone. Each says why it fits and what it would change; the
-host and image reports end with the best of each kind, and `stackcheck recommend` lists more.
+Candidates come from the matrix alone. The images are ranked for the driver of the DLAMI
+recommended first, so that the AMI and the images make one stack; with ``keep_driver`` (the user
+keeps their AMI) or no DLAMI that fits, for the current driver instead, and the advice says which.
+The host and image reports end with the best of each kind, and `stackcheck recommend` lists more.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Recommendation
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.recommend.dlami import dlami_recommendation, rank_dlamis
-from stackcheck.recommend.images import rank_images
+from stackcheck.recommend.images import Basis, rank_images
 from stackcheck.recommend.target import Target, target_from_context, with_overrides
 
 KINDS = ("dlami", "dlc", "ngc")
 
 
+@dataclass(frozen=True)
+class Advice:
+    basis: Basis  # the driver the images are ranked for
+    found: dict[str, list[Recommendation]]  # kind -> recommendations, best first
+
+    def __getitem__(self, kind: str) -> list[Recommendation]:
+        return self.found[kind]
+
+
+def _basis(target: Target, top: Recommendation | None, keep_driver: bool) -> Basis:
+    if keep_driver or top is None or "driver" not in top.stack:
+        origin = "the current driver, kept" if keep_driver else "the current driver"
+        if top is None and not keep_driver:
+            origin += "; no DLAMI in the matrix fits"
+        return Basis(target.driver, origin)
+    driver = top.stack["driver"]
+    return Basis(driver, f"the driver of DLAMI {top.name}", driver != target.driver)
+
+
 def recommend_for(
-    target: Target, index: MatrixIndex, today: date, limit: int = 3
-) -> dict[str, list[Recommendation]]:
-    """Up to ``limit`` recommendations of each kind, best first."""
-    dlamis = rank_dlamis(target, index)[:limit]
-    # Images the host driver cannot run say which DLAMI brings a driver that can.
-    driver_source = (
-        (f"DLAMI {dlamis[0].name} {dlamis[0].release}", dlamis[0].driver) if dlamis else None
+    target: Target,
+    index: MatrixIndex,
+    today: date,
+    limit: int = 3,
+    keep_driver: bool = False,
+) -> Advice:
+    """Up to ``limit`` recommendations of each kind, best first, as one stack."""
+    dlamis = [dlami_recommendation(d, target, index, today) for d in rank_dlamis(target, index)]
+    basis = _basis(target, dlamis[0] if dlamis else None, keep_driver)
+    return Advice(
+        basis,
+        {
+            "dlami": [] if keep_driver else dlamis[:limit],
+            "dlc": rank_images("dlc", index.matrix.dlc, target, index, today, limit, basis),
+            "ngc": rank_images("ngc", index.matrix.ngc, target, index, today, limit, basis),
+        },
     )
-    return {
-        "dlami": [dlami_recommendation(d, target, index, today) for d in dlamis],
-        "dlc": rank_images("dlc", index.matrix.dlc, target, index, today, limit, driver_source),
-        "ngc": rank_images("ngc", index.matrix.ngc, target, index, today, limit, driver_source),
-    }
 
 
 def recommend(ctx: CheckContext, today: date) -> list[Recommendation]:
@@ -45,4 +71,12 @@ def recommend(ctx: CheckContext, today: date) -> list[Recommendation]:
     return [r for kind in order for r in found[kind]]
 
 
-__all__ = ["KINDS", "Target", "recommend", "recommend_for", "target_from_context", "with_overrides"]
+__all__ = [
+    "KINDS",
+    "Advice",
+    "Target",
+    "recommend",
+    "recommend_for",
+    "target_from_context",
+    "with_overrides",
+]

@@ -19,6 +19,7 @@ from stackcheck.rules.efa_compat import (
     OfiNcclNcclMismatch,
 )
 from stackcheck.rules.efa_devices import EfaDevicesNotPassed, EfaNotVisible
+from stackcheck.rules.efa_link import EfaDevicesMissing, EfaPortDown
 from stackcheck.rules.env_vars import (
     CompatFirstOnUnsupportedGpu,
     CudaLaunchBlocking,
@@ -42,17 +43,21 @@ from stackcheck.rules.fleet_drift import (
     PlatformDrift,
 )
 from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
+from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
+from stackcheck.rules.gpu_mode import MigEnabled, PersistenceModeOff
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
     NoGpuVisible,
 )
+from stackcheck.rules.hardware_drift import HardwarePathDrift
 from stackcheck.rules.image_metadata import (
     EnvCudaMismatch,
     EnvCudnnMismatch,
     EnvNcclMismatch,
     RequireCudaUnsatisfied,
 )
+from stackcheck.rules.iommu_acs import AcsRedirect, IommuTranslated
 from stackcheck.rules.layout import (
     ExpertAllToAllOutsideNvlink,
     ExpertParallelExperts,
@@ -72,6 +77,9 @@ from stackcheck.rules.matrix_unknown import NotInMatrix
 from stackcheck.rules.memlock import MemlockLimited, RdmaCannotPinMemory
 from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
+from stackcheck.rules.numa_affinity import GpuNicAcrossNuma
+from stackcheck.rules.nvlink import NvlinkDown
+from stackcheck.rules.pcie_link import PcieLinkDegraded, PcieLinkLimited
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
 
@@ -142,6 +150,20 @@ RULES: tuple[Rule, ...] = (
     ExpertParallelExperts(),
     MultiNodeWithoutEfa(),
     NotInMatrix(),
+    PcieLinkDegraded(),
+    PcieLinkLimited(),
+    NvlinkDown(),
+    EfaPortDown(),
+    EfaDevicesMissing(),
+    GpuThrottled(),
+    GpuMemoryErrors(),
+    GpuXid(),
+    PersistenceModeOff(),
+    MigEnabled(),
+    AcsRedirect(),
+    IommuTranslated(),
+    GpuNicAcrossNuma(),
+    HardwarePathDrift(),
     *DOCKERFILE_RULES,
 )
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stackcheck import __version__
 
-SCHEMA_VERSION = 1
+# 2: the ``hardware`` section (PCIe links, RDMA ports, GPU health, Xid events, IOMMU).
+SCHEMA_VERSION = 2
 
 
 class _Model(BaseModel):
@@ -321,6 +322,7 @@ class Snapshot(_Model):
     )
     notes: list[ProbeNote] = Field(default_factory=list)
     image: ImageInfo | None = Field(default=None, description="Set when the source is an image.")
+    hardware: Hardware = Field(default_factory=lambda: Hardware())
 
     def component(self, name: ComponentName) -> Component:
         return self.components.setdefault(name, Component())
@@ -334,3 +336,9 @@ class Snapshot(_Model):
 
     def observations(self, *kinds: ObservationKind) -> list[Observation]:
         return [o for o in self.observed if o.kind in kinds]
+
+
+# The hardware section's models cite Evidence, defined above; Snapshot is completed once they exist.
+from stackcheck.snapshot.hardware import Hardware  # noqa: E402
+
+Snapshot.model_rebuild()

@@ -130,6 +130,18 @@ class FileView(ABC):
             return None
         return self._read(real, 0, limit)
 
+    def read_child(self, directory: str, name: str, limit: int = SMALL_FILE_LIMIT) -> bytes | None:
+        """A file directly in ``directory``, a path :meth:`resolve` returned: one look-up instead
+        of one per path component, for probes that read many small files of one directory
+        (sysfs)."""
+        path = posixpath.join(directory, name)
+        entry = self._lstat(path)
+        if entry is None:
+            return None
+        if entry.kind == "symlink":
+            return self.read_bytes(path, limit)
+        return self._read(path, 0, limit) if entry.kind == "file" else None
+
     def read_text(self, path: str, limit: int = SMALL_FILE_LIMIT) -> str | None:
         data = self.read_bytes(path, limit)
         return None if data is None else data.decode("utf-8", errors="replace")

@@ -16,6 +16,8 @@ from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
+from stackcheck.ingest.formats.ibv_devinfo import IbvDevinfo
+from stackcheck.ingest.formats.kernel_log import KernelLog
 from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
 from stackcheck.ingest.formats.library_paths import LibraryPaths
@@ -25,6 +27,7 @@ from stackcheck.ingest.formats.nccl_tests import NcclTests
 from stackcheck.ingest.formats.nvcc import Nvcc
 from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
+from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
 from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
 from stackcheck.ingest.formats.prose import Prose
@@ -58,6 +61,9 @@ FORMATS: tuple[Format, ...] = (
     PythonPackages(),
     LibraryPaths(),
     GpuList(),
+    KernelLog(),
+    IbvDevinfo(),
+    NvlinkStatus(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from stackcheck.ingest.facts import ComponentFact, Fact, GpuFact, ObservationFact
 from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.nvidia_smi_health import gpu_health_facts
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
@@ -54,4 +55,5 @@ class NvidiaSmiQuery(Format):
                 facts.append(ObservationFact(line, "fabric-state", value))
             elif not value:
                 section = key
+        facts.extend(gpu_health_facts(lines))  # the hardware sections, per GPU
         return facts

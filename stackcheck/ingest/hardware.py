@@ -1,0 +1,131 @@
+"""Facts of the hardware path stated by pasted text: a GPU's health, an NVLink link's state, an
+RDMA port's state, an Xid line. Each fact knows how to lay itself into the snapshot's
+``hardware`` section, so ``assemble`` needs one line for all of them."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass, field
+
+from stackcheck.ingest.facts import Fact
+from stackcheck.ingest.lines import Line
+from stackcheck.parsers.hardware import gen_of
+from stackcheck.snapshot.hardware import (
+    GpuHealth,
+    Hardware,
+    NvLink,
+    RdmaPort,
+    XidEvent,
+    normalise_bus_id,
+)
+from stackcheck.snapshot.model import Evidence
+
+_MAX_EVIDENCE = 6
+
+
+@dataclass
+class HardwareFact(Fact):
+    @abstractmethod
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None: ...
+
+
+def _at(evidence: Evidence, line: Line) -> Evidence:
+    """Evidence like ``evidence`` (same text, same kind) for another of its lines."""
+    return evidence.model_copy(update={"line": line.number, "detail": line.raw.strip()[:200]})
+
+
+def _gpu(hardware: Hardware, bus_id: str | None, index: int | None) -> GpuHealth:
+    """The GPU a fact speaks of: by bus ID, else by index; a new one if none is known."""
+    for gpu in hardware.gpus:
+        if bus_id is not None and gpu.bus_id == bus_id:
+            return gpu
+        if bus_id is None and index is not None and gpu.index == index:
+            return gpu
+    gpu = GpuHealth(bus_id=bus_id, index=index)
+    hardware.gpus.append(gpu)
+    return gpu
+
+
+@dataclass
+class GpuHealthFact(HardwareFact):
+    """What ``nvidia-smi -q`` says of one GPU; ``cited`` are its lines worth citing (the ones
+    that state a fault), after the GPU's own header line."""
+
+    health: GpuHealth
+    cited: list[Line] = field(default_factory=list)
+
+    def describe(self) -> str:
+        gpu = self.health
+        said = [f"GPU {gpu.bus_id or gpu.index}"]
+        for label, value in (
+            ("persistence", gpu.persistence_mode),
+            ("MIG", gpu.mig_mode),
+            ("remap pending", gpu.remap_pending),
+            ("remap failure", gpu.remap_failure),
+            ("uncorrectable ECC", gpu.ecc_uncorrectable_volatile),
+        ):
+            if value is not None:
+                said.append(f"{label} {value}")
+        if gpu.throttle_reasons:
+            said.append("throttled: " + ", ".join(gpu.throttle_reasons))
+        if gpu.pcie is not None and gpu.pcie.width is not None:
+            said.append(f"PCIe x{gpu.pcie.width} Gen{gen_of(gpu.pcie.speed_gts)}")
+        return ", ".join(said)
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        known = _gpu(hardware, self.health.bus_id, self.health.index)
+        merged = known.model_dump(exclude_none=True, exclude_defaults=True)
+        merged.update(self.health.model_dump(exclude_none=True, exclude_defaults=True))
+        updated = GpuHealth.model_validate(merged)
+        said = [evidence, *(_at(evidence, line) for line in self.cited)]
+        updated.evidence = [*known.evidence, *said][:_MAX_EVIDENCE]
+        hardware.gpus[hardware.gpus.index(known)] = updated
+
+
+@dataclass
+class NvLinkFact(HardwareFact):
+    gpu_index: int | None
+    link: int
+    active: bool
+
+    def describe(self) -> str:
+        state = "active" if self.active else "inactive"
+        gpu = "?" if self.gpu_index is None else self.gpu_index
+        return f"GPU {gpu} NVLink {self.link} {state}"
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        gpu = _gpu(hardware, None, self.gpu_index)
+        gpu.nvlinks.append(NvLink(link=self.link, active=self.active, evidence=evidence))
+
+
+@dataclass
+class RdmaPortFact(HardwareFact):
+    port: RdmaPort
+
+    def describe(self) -> str:
+        return f"RDMA {self.port.device} port {self.port.port}: {self.port.state}"
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        port = self.port.model_copy(deep=True)
+        port.evidence = [evidence]
+        hardware.ports.append(port)
+
+
+@dataclass
+class XidFact(HardwareFact):
+    code: int
+    bus_id: str
+    text: str
+
+    def describe(self) -> str:
+        return f"Xid {self.code} on {self.bus_id}"
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        hardware.xids.append(
+            XidEvent(
+                code=self.code,
+                bus_id=normalise_bus_id(self.bus_id),
+                text=self.text,
+                evidence=evidence,
+            )
+        )

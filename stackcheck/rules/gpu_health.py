@@ -1,0 +1,142 @@
+"""Family ``gpu-health``: GPUs that are throttled, have memory errors waiting on a reset, or
+logged an Xid that says their memory, bus or NVLink is failing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.hardware_facts import gpu_label
+from stackcheck.snapshot.hardware import GpuHealth, normalise_bus_id
+from stackcheck.snapshot.model import Evidence
+
+XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+GPU_DEBUG = (
+    "stas00/ml-engineering@62d4359e484937e002469057f809c4149f02734d:compute/accelerator/nvidia/"
+    "debug.md (Xid 63 and the Pending remapped row in nvidia-smi -q; reset to activate)"
+)
+
+
+class GpuThrottled(Rule):
+    id = "SC1115"
+    name = "gpu-throttled"
+    family = "gpu-health"
+    severity = Severity.WARNING
+    title = "A GPU's clocks are held down by a hardware or thermal slowdown"
+    doc = RuleDoc(
+        what="Reads each GPU's active clock event (throttle) reasons from NVML or `nvidia-smi "
+        "-q` and reports HW Slowdown, HW Thermal Slowdown, HW Power Brake Slowdown and SW "
+        "Thermal Slowdown. Idle, application clocks, sync boost and the software power cap (a "
+        "GPU at its power limit under load) are normal and left alone.",
+        why="NVML's own description: HW Slowdown reduces the core clocks by a factor of 2 or "
+        "more. A GPU held there runs every kernel at half speed or less, and in a data-parallel "
+        "job every other GPU waits for it at each step. Causes are heat (failed fan, blocked "
+        "airflow), the power supply asserting power brake, or a failing board.",
+        example="`nvidia-smi -q` shows `HW Slowdown : Active` and `HW Power Brake Slowdown : "
+        "Active` under Clocks Event Reasons.",
+        fix="Check temperatures and power (`nvidia-smi -q -d TEMPERATURE,POWER,PERFORMANCE`); "
+        "if the slowdown stays under a normal load, drain the node and have its cooling or "
+        "power checked.",
+        references=("https://github.com/kubeflow/kubeflow/issues/68 (nvml.h on HW Slowdown)",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for gpu in ctx.snapshot.hardware.gpus:
+            if gpu.throttle_reasons:
+                yield self.finding(
+                    f"{gpu_label(gpu)}: clocks held down by {', '.join(gpu.throttle_reasons)}.",
+                    gpu.evidence[:3],
+                )
+
+
+def _memory_problems(gpu: GpuHealth) -> tuple[list[str], bool]:
+    """What is wrong with the GPU's memory, and whether it is an error (not just pending)."""
+    said: list[str] = []
+    error = False
+    if gpu.remap_failure:
+        said.append("a row remapping failed")
+        error = True
+    if gpu.ecc_uncorrectable_volatile:
+        said.append(
+            f"{gpu.ecc_uncorrectable_volatile} uncorrectable ECC errors since the last reset"
+        )
+        error = True
+    if gpu.remap_pending:
+        said.append("remapped rows are pending (a reset activates them)")
+    if gpu.retired_pages_pending:
+        said.append("retired pages are pending (a reset retires them)")
+    return said, error
+
+
+class GpuMemoryErrors(Rule):
+    id = "SC1116"
+    name = "gpu-memory-errors"
+    family = "gpu-health"
+    severity = Severity.ERROR
+    title = "A GPU has uncorrectable memory errors or remaps waiting for a reset"
+    doc = RuleDoc(
+        what="Reads each GPU's ECC counters and row remapping state (NVML or `nvidia-smi -q`: "
+        "ECC Errors, Remapped Rows, Retired Pages). Uncorrectable errors since the last reset "
+        "or a failed remapping are errors; pending remaps or page retirements are warnings.",
+        why="An uncorrectable ECC error kills the process that read the memory and, until the "
+        "GPU is reset, can strike again; a pending remap means a bad row is still in use until "
+        "then. A failed remapping means the GPU has run out of spare rows and needs replacing.",
+        example="`nvidia-smi -q` shows `Remapped Rows / Pending : Yes` after an Xid 63.",
+        fix="Drain the node, reset the GPU (`nvidia-smi -r -i N`) or reboot so the remapping "
+        "takes effect, then run `dcgmi diag -r 2`; a remapping failure or errors that return "
+        "mean the GPU needs an RMA.",
+        references=(GPU_DEBUG,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for gpu in ctx.snapshot.hardware.gpus:
+            said, error = _memory_problems(gpu)
+            if said:
+                yield self.finding(
+                    f"{gpu_label(gpu)}: {'; '.join(said)}.",
+                    gpu.evidence[:3],
+                    severity=Severity.ERROR if error else Severity.WARNING,
+                )
+
+
+class GpuXid(Rule):
+    id = "SC1117"
+    name = "gpu-xid"
+    family = "gpu-health"
+    severity = Severity.ERROR
+    title = "The driver logged an Xid that says a GPU is failing"
+    doc = RuleDoc(
+        what="Reads `NVRM: Xid` lines of the kernel log (the probe reads the tail of "
+        "/var/log/kern.log; triage reads pasted dmesg and journal lines) and reports the codes "
+        "the matrix's `xid` table names: 48 (double-bit ECC), 63/64 (row remapping event and "
+        "failure), 74 (NVLink), 79 (fallen off the bus), 92 (high single-bit rate), 94/95 "
+        "(contained/uncontained ECC). Severity comes from the table; other codes (13, 31, 43 "
+        "are usually the application's own faults) are left alone.",
+        why="These codes mean the GPU's memory, PCIe link or NVLink failed. A job on it crashed "
+        "or will; restarted on the same GPU without a reset it fails again, often hours into the "
+        "run.",
+        example="`NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus` in dmesg.",
+        fix="Follow the action the finding names (reset the GPU, reboot, or drain the node for "
+        "service); check `nvidia-smi -q` for the GPU's ECC and remapping state afterwards.",
+        references=(XID_CATALOG,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        groups: dict[tuple[int, str], list[Evidence]] = {}
+        for event in ctx.snapshot.hardware.xids:
+            groups.setdefault((event.code, event.bus_id or "?"), []).append(event.evidence)
+        gpus = {g.bus_id: g for g in ctx.snapshot.hardware.gpus}
+        for (code, bus), evidence in groups.items():
+            known = ctx.matrix.xid(code)
+            if known is None:
+                continue
+            gpu = gpus.get(normalise_bus_id(bus)) if bus != "?" else None
+            where = gpu_label(gpu) if gpu is not None else f"GPU {bus}"
+            times = f" ({len(evidence)} times)" if len(evidence) > 1 else ""
+            yield self.finding(
+                f"{where}: Xid {code}{times}, {known.meaning}. {known.action}",
+                evidence[:3],
+                severity=self.capped(known.unsure, Severity(known.severity)),
+            )

@@ -1,0 +1,74 @@
+"""Family ``gpu-mode``: GPU settings that do not suit a training host: persistence mode off,
+MIG left enabled."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.hardware_facts import gpu_label
+
+DCGM_SOFTWARE = (
+    "NVIDIA/DCGM nvvs/src/Software.cpp (the Persistence Mode check of dcgmi diag's deployment "
+    "tests)"
+)
+
+
+class PersistenceModeOff(Rule):
+    id = "SC1120"
+    name = "persistence-mode-off"
+    family = "gpu-mode"
+    severity = Severity.INFO
+    title = "GPU persistence mode is off"
+    doc = RuleDoc(
+        what="Reads each GPU's persistence mode (NVML or `nvidia-smi -q` `Persistence Mode`).",
+        why="Without it (and without nvidia-persistenced) the driver tears the GPUs down when "
+        "the last process exits and initialises them again for the next: every job, every "
+        "`nvidia-smi` and every health check pays seconds of start-up, and state such as "
+        "application clocks is lost between jobs. `dcgmi diag` warns about it.",
+        example="`nvidia-smi -q` shows `Persistence Mode : Disabled` on a training node.",
+        fix="Run nvidia-persistenced (`systemctl enable --now nvidia-persistenced`), or `sudo "
+        "nvidia-smi -pm 1` at boot.",
+        references=(DCGM_SOFTWARE,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        off = [g for g in ctx.snapshot.hardware.gpus if g.persistence_mode is False]
+        if off:
+            yield self.finding(
+                f"Persistence mode is off on {len(off)} GPU{'s' if len(off) > 1 else ''}: "
+                + ", ".join(gpu_label(g) for g in off[:4])
+                + (" ..." if len(off) > 4 else "")
+                + ".",
+                [e for g in off[:2] for e in g.evidence[:1]],
+            )
+
+
+class MigEnabled(Rule):
+    id = "SC1121"
+    name = "mig-enabled"
+    family = "gpu-mode"
+    severity = Severity.WARNING
+    title = "MIG is enabled on a GPU"
+    doc = RuleDoc(
+        what="Reads each GPU's MIG mode (NVML `nvmlDeviceGetMigMode`, `nvidia-smi -q` "
+        "`MIG Mode / Current`).",
+        why="With MIG enabled a process sees GPU instances, not the GPU: a training job gets a "
+        "slice of the memory and SMs, and NCCL cannot use NVLink or P2P between MIG instances. "
+        "A node left in MIG mode after inference work trains far slower, or its jobs fail to "
+        "find the GPUs they expect.",
+        example="`nvidia-smi -q` shows `MIG Mode / Current : Enabled` on one of the 8 GPUs of a "
+        "training node.",
+        fix="Disable it where a full GPU is expected: `sudo nvidia-smi -i N -mig 0`, then reset "
+        "the GPU or reboot.",
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        on = [g for g in ctx.snapshot.hardware.gpus if g.mig_mode]
+        if on:
+            yield self.finding(
+                "MIG is enabled on " + ", ".join(gpu_label(g) for g in on[:4]) + ".",
+                [e for g in on[:2] for e in g.evidence[:1]],
+            )

@@ -1,0 +1,86 @@
+"""Family ``iommu-acs``: PCIe ACS redirection and IOMMU translation on the GPU-NIC path of a
+bare-metal host. Both send peer-to-peer traffic up to the root complex, so GPUDirect P2P and
+RDMA fall back to slower paths or hang."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stackcheck.check.context import CheckContext
+from stackcheck.check.model import Finding, Severity
+from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.hardware_facts import device_label
+
+NCCL_ACS = (
+    "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html "
+    "(PCI Access Control Services: ACS must be disabled on bare metal for GPU Direct; IOMMU "
+    "in passthrough)"
+)
+NCCL_ISSUES = "NVIDIA/nccl#631 and #304 (P2P hangs and low bandwidth with ACS enabled)"
+
+
+def _bare_metal_gpus(ctx: CheckContext) -> bool:
+    hardware = ctx.snapshot.hardware
+    return hardware.bare_metal is True and any(d.kind == "gpu" for d in hardware.devices)
+
+
+class AcsRedirect(Rule):
+    id = "SC1125"
+    name = "acs-redirect"
+    family = "iommu-acs"
+    severity = Severity.WARNING
+    title = "PCIe ACS redirects peer-to-peer traffic above a GPU or NIC"
+    doc = RuleDoc(
+        what="On a bare-metal host, reads the ACS Control register of every bridge above the "
+        "GPUs and EFA devices (the ACS extended capability in `/sys/bus/pci/devices/*/config`, "
+        "readable by root) and reports bridges with P2P Request or Completion Redirect set.",
+        why="With redirection on, every peer-to-peer transfer between GPUs, or between a GPU "
+        "and its NIC, goes up to the root complex and back instead of across the PCIe switch: "
+        "NCCL's P2P and GPUDirect RDMA bandwidth drop sharply, or transfers hang; people then "
+        "set NCCL_P2P_DISABLE=1 and lose more. In a VM the guest's ACS bits are the "
+        "hypervisor's business, so the rule stays silent there.",
+        example="A bare-metal 8-GPU server whose PCIe switch ports read `ACSCtl: ... ReqRedir+ "
+        "CmpltRedir+` in `lspci -vv`.",
+        fix="Disable ACS in the BIOS, or clear it at boot: `setpci -s BRIDGE ECAP_ACS+6.w=0000` "
+        "for each bridge (NCCL's troubleshooting guide has a script).",
+        references=(NCCL_ACS, NCCL_ISSUES),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        if not _bare_metal_gpus(ctx):
+            return
+        for device in ctx.snapshot.hardware.devices:
+            if device.kind in ("gpu", "efa") and device.acs_redirect:
+                yield self.finding(
+                    f"{device_label(device)}: ACS redirects peer-to-peer traffic at "
+                    f"{', '.join(device.acs_redirect)}.",
+                    device.evidence[:1],
+                )
+
+
+class IommuTranslated(Rule):
+    id = "SC1126"
+    name = "iommu-translated"
+    family = "iommu-acs"
+    severity = Severity.WARNING
+    title = "The IOMMU translates GPU DMA on a bare-metal host"
+    doc = RuleDoc(
+        what="On a bare-metal host with GPUs, reads the IOMMU group type of the GPUs "
+        "(`/sys/kernel/iommu_groups/N/type`): `DMA` or `DMA-FQ` means translated, `identity` "
+        "means passthrough.",
+        why="With translation on, peer-to-peer DMA between GPUs and NICs is remapped by the "
+        "IOMMU (and with ACS, routed through the root complex): GPUDirect RDMA and P2P slow "
+        "down or fail. NCCL's guide asks for the IOMMU off or in passthrough on bare metal.",
+        example="A bare-metal host booted without `iommu=pt` whose GPU groups read `DMA-FQ`.",
+        fix="Boot with `iommu=pt` (and `intel_iommu=on` or `amd_iommu=on` where needed), or "
+        "disable the IOMMU in the BIOS if nothing else needs it.",
+        references=(NCCL_ACS,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        hardware = ctx.snapshot.hardware
+        if _bare_metal_gpus(ctx) and hardware.iommu == "translated":
+            said = [e for e in hardware.evidence if "iommu" in e.source]
+            yield self.finding(
+                "The IOMMU translates the GPUs' DMA on this bare-metal host.", said[:2]
+            )

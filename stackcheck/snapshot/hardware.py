@@ -1,0 +1,151 @@
+"""The hardware path under the stack: PCIe links, RDMA ports, GPU health, Xid events, IOMMU.
+
+These are the snapshot's ``hardware`` section. Probes fill it from sysfs and NVML, triage from
+``nvidia-smi -q``, ``lspci -vv``, ``ibv_devinfo`` and kernel log lines; the rules read only this.
+Every field is ``None`` (or empty) where the source did not say.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stackcheck.snapshot.model import Evidence
+
+DeviceKind = Literal["gpu", "nvswitch", "efa", "bridge"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PcieLink(_Model):
+    """A PCIe link as the kernel (``current_link_speed``...) or a tool shows it.
+
+    Speeds are GT/s per lane (2.5, 5, 8, 16, 32, 64: generations 1 to 6).
+    """
+
+    speed_gts: float | None = None
+    width: int | None = None
+    max_speed_gts: float | None = None
+    max_width: int | None = None
+    port_max_speed_gts: float | None = Field(
+        default=None, description="The upstream port's own maximum: the slot's capability."
+    )
+    port_max_width: int | None = None
+
+
+class PciDevice(_Model):
+    """A GPU, NVSwitch or EFA device on the PCIe bus, and what sits above it."""
+
+    address: str = Field(description="Domain:bus:device.function, lower case: 0000:53:00.0")
+    kind: DeviceKind
+    name: str | None = Field(default=None, description="GPU model or RDMA device name")
+    gpu_index: int | None = None
+    numa_node: int | None = None
+    link: PcieLink = Field(default_factory=PcieLink)
+    upstream: list[str] = Field(
+        default_factory=list, description="The bridges above it, nearest first."
+    )
+    acs_redirect: list[str] = Field(
+        default_factory=list,
+        description="Bridges above it whose ACS control redirects peer-to-peer requests "
+        "(Request or Completion Redirect set): traffic goes up through the root complex.",
+    )
+    iommu_group: int | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class RdmaPort(_Model):
+    """One port of an RDMA device (EFA's rdmap*, mlx5_*)."""
+
+    device: str
+    port: int
+    state: str | None = Field(default=None, description="ACTIVE, DOWN, INIT, ARMED")
+    phys_state: str | None = Field(default=None, description="LinkUp, Disabled, Polling")
+    address: str | None = Field(default=None, description="PCI address of the device")
+    counters: dict[str, int] = Field(
+        default_factory=dict, description="Error counters of the port, where the driver has them"
+    )
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @property
+    def up(self) -> bool | None:
+        if self.state is None:
+            return None
+        return self.state.upper() == "ACTIVE"
+
+
+class NvLink(_Model):
+    link: int
+    active: bool
+    evidence: Evidence | None = None
+
+
+class GpuHealth(_Model):
+    """What NVML or ``nvidia-smi -q`` says of one GPU's state (not its identity: ``gpus``)."""
+
+    bus_id: str | None = Field(
+        default=None, description="Normalised: 0000:53:00.0; None where the source names none"
+    )
+    index: int | None = None
+    name: str | None = None
+    persistence_mode: bool | None = None
+    mig_mode: bool | None = None
+    throttle_reasons: list[str] = Field(
+        default_factory=list,
+        description="Active clock event reasons that cost speed: HW Slowdown, HW Thermal "
+        "Slowdown, HW Power Brake Slowdown, SW Thermal Slowdown, SW Power Cap.",
+    )
+    ecc_uncorrectable_volatile: int | None = None
+    remap_pending: bool | None = None
+    remap_failure: bool | None = None
+    retired_pages_pending: bool | None = None
+    pcie: PcieLink | None = None
+    nvlinks: list[NvLink] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class XidEvent(_Model):
+    """An ``NVRM: Xid`` line of the kernel log."""
+
+    code: int
+    bus_id: str | None = None
+    text: str | None = None
+    evidence: Evidence
+
+
+class Hardware(_Model):
+    devices: list[PciDevice] = Field(default_factory=list)
+    ports: list[RdmaPort] = Field(default_factory=list)
+    gpus: list[GpuHealth] = Field(default_factory=list)
+    xids: list[XidEvent] = Field(default_factory=list)
+    iommu: Literal["translated", "passthrough", "off"] | None = Field(
+        default=None,
+        description="translated: DMA goes through the IOMMU's tables (GPUDirect traffic is "
+        "remapped); passthrough: identity mapping; off: no IOMMU groups.",
+    )
+    bare_metal: bool | None = Field(
+        default=None, description="The OS runs on the machine itself, not in a VM."
+    )
+    evidence: list[Evidence] = Field(default_factory=list)
+    unknown: str | None = Field(default=None, description="Why nothing was read.")
+
+    def device(self, address: str) -> PciDevice | None:
+        wanted = normalise_bus_id(address)
+        return next((d for d in self.devices if d.address == wanted), None)
+
+
+def normalise_bus_id(bus_id: str) -> str:
+    """``00000000:53:00.0`` (NVML, nvidia-smi), ``0000:53:00.0`` (sysfs), ``53:00.0`` (lspci),
+    ``PCI:0000:53:00`` (Xid lines) -> ``0000:53:00.0``."""
+    text = bus_id.strip().lower().removeprefix("pci:")
+    parts = text.split(":")
+    if len(parts) == 2:
+        parts.insert(0, "0000")
+    domain = parts[0][-4:].rjust(4, "0")
+    rest = ":".join(parts[1:])
+    if "." not in rest:
+        rest += ".0"
+    return f"{domain}:{rest}"

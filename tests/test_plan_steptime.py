@@ -1,0 +1,78 @@
+"""The step-time model against published training runs (tests/data/plan/published_runs.toml),
+and how it ranks layouts: compute, bubble and link terms that move the way they should."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackcheck.formats.plan_text import PlanTextFormat
+from stackcheck.matrix import Matrix, MatrixIndex
+from stackcheck.plan.planner import make_plan
+from stackcheck.plan.request import PlanRequest
+from stackcheck.plan.validation import load_runs, predict, table
+
+RUNS = Path(__file__).parent / "data" / "plan" / "published_runs.toml"
+DOCS = Path(__file__).parent.parent / "docs" / "plan.md"
+
+
+def test_published_runs_are_reproduced_within_25_percent(matrix: Matrix) -> None:
+    outcomes = [predict(run, matrix.gpu_performance) for run in load_runs(RUNS)]
+    reproduced = [o for o in outcomes if o.run["reproduced"]]
+    assert len(reproduced) >= 3
+    for outcome in reproduced:
+        assert 0.75 <= outcome.ratio <= 1.25, (outcome.run["name"], outcome.ratio)
+    for outcome in outcomes:
+        if not outcome.run["reproduced"]:  # said so in the data and the docs, and why
+            assert not 0.75 <= outcome.ratio <= 1.25, outcome.run["name"]
+
+
+def test_the_docs_show_the_comparison_as_computed(matrix: Matrix) -> None:
+    outcomes = [predict(run, matrix.gpu_performance) for run in load_runs(RUNS)]
+    assert table(outcomes) in DOCS.read_text(encoding="utf-8")
+
+
+def test_more_micro_batches_shrink_the_bubble(matrix: Matrix) -> None:
+    def bubble(global_batch: int) -> float:
+        report = make_plan(
+            PlanRequest(
+                model="llama-3-70b",
+                instance="p5.48xlarge",
+                nodes=4,
+                tp=8,
+                pp=4,
+                global_batch=global_batch,
+            ),
+            matrix,
+        )
+        assert report.step_time is not None
+        return report.step_time.bubble_s / report.step_time.compute_s
+
+    assert bubble(8) == pytest.approx(3 / 8)
+    assert bubble(64) == pytest.approx(3 / 64)
+
+
+def test_tp_across_instances_goes_over_efa(matrix: Matrix) -> None:
+    inside = make_plan(
+        PlanRequest(model="llama-3-8b", instance="p5.48xlarge", nodes=2, tp=8), matrix
+    )
+    assert inside.step_time is not None and inside.step_time.nvlink_s > 0
+    index = MatrixIndex(matrix)
+    p5 = index.instance("p5.48xlarge")
+    assert p5 is not None and p5.nvlink_domain_gpus == 8
+
+
+def test_every_timed_candidate_names_its_bottleneck_and_the_text_shows_five(
+    matrix: Matrix,
+) -> None:
+    report = make_plan(PlanRequest(model="mixtral-8x7b"), matrix)
+    timed = [c for c in report.candidates if c.step_time]
+    assert timed
+    for candidate in timed:
+        assert candidate.step_time is not None
+        assert candidate.step_time.bottleneck in ("compute", "bubble", "NVLink", "EFA")
+        assert candidate.step_time.seconds > 0 and candidate.step_time.mfu < 1
+    text = PlanTextFormat().render_plan(report)
+    rows = text.split("fewest GPU-hours per million tokens first", 1)[1].split("Scale:")[0]
+    assert sum(1 for line in rows.splitlines() if "GPU-h/Mtok" in line) == min(5, len(timed))
