@@ -16,7 +16,7 @@ from stackcheck.ingest.lines import MAX_LINE, split_lines
 from stackcheck.ingest.python_results import python_results
 from stackcheck.ingest.segment import segment
 from stackcheck.matrix import load_matrix
-from stackcheck.parsers.dockerfile import env_pairs, parse_dockerfile
+from stackcheck.parsers.dockerfile import DockerfileSyntaxError, env_pairs, parse_dockerfile
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.parsers.yamlish import flow_list, walk
 from tests.corpus import REPORTS
@@ -239,14 +239,21 @@ def test_oversized_input_is_refused_with_a_clear_error() -> None:
 @PATIENT
 @given(TEXT)
 def test_dockerfile_parser_keeps_line_numbers_in_range(text: str) -> None:
-    dockerfile = parse_dockerfile(text, first_line=10)
+    """Any text parses, or fails as docker build would, with a line inside the text."""
     count = len(text.splitlines())
-    for instruction in dockerfile.instructions:
-        assert 10 <= instruction.line <= instruction.end_line <= 10 + max(count - 1, 0)
-    list(dockerfile.env())
-    list(dockerfile.args())
-    list(dockerfile.base_images())
-    env_pairs(text[:500])
+    try:
+        dockerfile = parse_dockerfile(text, first_line=10)
+        for instruction in dockerfile.instructions:
+            assert 10 <= instruction.line <= instruction.end_line <= 10 + max(count - 1, 0)
+        list(dockerfile.env())
+        list(dockerfile.args())
+        list(dockerfile.base_images())
+    except DockerfileSyntaxError as exc:
+        assert 1 <= exc.line <= 10 + max(count - 1, 0)
+    try:
+        env_pairs(text[:500], 1)
+    except DockerfileSyntaxError as exc:
+        assert exc.line == 1
 
 
 @PATIENT

@@ -14,6 +14,7 @@ from stackcheck.cli.common import (
     matrix_from,
     read_snapshot,
 )
+from stackcheck.cli.lint_dockerfile import add_build_arguments
 
 HELP = "scan a container image (archive, OCI layout, engine, registry) without running it"
 IMAGE_HELP = (
@@ -64,6 +65,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="the Dockerfile the image was built from: findings point at its lines, and its "
         "`# stackcheck: ignore[ID]` comments apply",
     )
+    add_build_arguments(parser)  # how the image was built from --dockerfile
     add_matrix_argument(parser)
     add_report_arguments(parser)
     parser.set_defaults(run=run)
@@ -72,6 +74,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
     from stackcheck.dockerfile.anchors import anchor_findings
+    from stackcheck.dockerfile.build import BuildOptions
     from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
     from stackcheck.image.cache import LayerCache, default_cache_dir
     from stackcheck.image.progress import Progress
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     report = check(snapshot, matrix)
     if dockerfile is None:
         return emit(report, args)
-    linted = lint_dockerfile(dockerfile, args.dockerfile, index)
+    options = BuildOptions(dict(args.build_arg), args.target, args.platform)
+    linted = lint_dockerfile(dockerfile, args.dockerfile, index, options)
     layers = snapshot.image.layers if snapshot.image else []
-    report = anchor_findings(report, linted.dockerfile, args.dockerfile, layers)
+    report = anchor_findings(report, linted, args.dockerfile, layers)
     return emit(report, args, inline=linted.ignores)

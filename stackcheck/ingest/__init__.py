@@ -61,7 +61,7 @@ def read_report(text: str, target: str) -> Triage:
             )
     for line in lines:
         holder = owner.get(line.number)
-        if holder is None:
+        if holder is None or not holder.segment.format.line_facts:
             continue
         holder.facts.extend(signatures.line_facts(line))
         if holder.segment.format.name != nccl_log.NcclLog.name:

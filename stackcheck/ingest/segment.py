@@ -48,6 +48,11 @@ def segment(lines: Sequence[Line], formats: Sequence[Format] = FORMATS) -> list[
             else:
                 close()
             continue
+        if current is not None and current.format.holds(line, current.lines):
+            current.lines.extend(pending)
+            pending.clear()
+            current.lines.append(line)
+            continue
         opener = next((f for f in formats if f.opens(line)), None)
         if (
             current is not None

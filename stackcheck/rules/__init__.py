@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupported
+from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
     DriverTooOld,
@@ -163,6 +164,7 @@ RULES: tuple[Rule, ...] = (
     IommuTranslated(),
     GpuNicAcrossNuma(),
     HardwarePathDrift(),
+    *DOCKERFILE_RULES,
 )
 
 

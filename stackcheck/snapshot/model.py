@@ -232,6 +232,9 @@ ObservationKind = Literal[
     "cuda-unavailable",  # torch.cuda.is_available() was False
     "fabric-manager-mismatch",  # fabric manager and driver versions differ
     "fabric-state",  # the NVLink fabric's state as nvidia-smi -q shows it ("In Progress")
+    "base-image-floating",  # a build recipe's base image has no tag, or a moving one (latest)
+    "pip-constraint-cleared",  # NGC's PIP_CONSTRAINT emptied before a later pip install
+    "pip-unquoted-specifier",  # `pip install pkg>=X` unquoted: the shell redirects to a file
 ]
 
 

@@ -23,6 +23,9 @@ class Format(ABC):
     anchor: ClassVar[re.Pattern[str] | None] = None
     member: ClassVar[re.Pattern[str] | None] = None
     blank_ok: ClassVar[bool] = False  # blank lines inside keep the segment open
+    # Whether error signatures and instance types are read from its lines: not from a recipe
+    # (a Dockerfile's `# for p5.48xlarge` comment or `echo "NCCL WARN"` is no observation).
+    line_facts: ClassVar[bool] = True
 
     def opens(self, line: Line) -> bool:
         return self.anchor is not None and self.anchor.search(line.text) is not None
@@ -32,6 +35,12 @@ class Format(ABC):
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return self.opens(line) or self.joins(line)
+
+    def holds(self, line: Line, segment: Sequence[Line]) -> bool:
+        """Whether ``line`` belongs to the open segment whatever other format it looks like (a
+        line inside a continued Dockerfile instruction or a heredoc)."""
+        del line, segment
+        return False
 
     @abstractmethod
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
