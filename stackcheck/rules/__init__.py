@@ -30,7 +30,11 @@ from stackcheck.rules.env_vars import (
     NgcEntrypointBypassed,
     VersionBoundPreset,
 )
-from stackcheck.rules.fabric_manager import FabricManagerNotRunning, FabricManagerVersionMismatch
+from stackcheck.rules.fabric_manager import (
+    FabricManagerNotRunning,
+    FabricManagerVersionMismatch,
+    FabricManagerWithoutNvswitch,
+)
 from stackcheck.rules.fleet_drift import (
     ComponentDrift,
     EnvDrift,
@@ -141,6 +145,7 @@ RULES: tuple[Rule, ...] = (
     ExpertParallelExperts(),
     MultiNodeWithoutEfa(),
     NotInMatrix(),
+    FabricManagerWithoutNvswitch(),
 )
 
 

@@ -231,6 +231,9 @@ ObservationKind = Literal[
     "cuda-unavailable",  # torch.cuda.is_available() was False
     "fabric-manager-mismatch",  # fabric manager and driver versions differ
     "fabric-state",  # the NVLink fabric's state as nvidia-smi -q shows it ("In Progress")
+    "driver-library-mismatch",  # NVML / NVRM: user-space driver and kernel module differ
+    "torch-cpu-only",  # "Torch not compiled with CUDA enabled": a CPU build asked for a GPU
+    "fabric-manager-no-nvswitch",  # the fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO)
 ]
 
 
