@@ -36,6 +36,10 @@ class Launcher(Format):
         r"\bpython\S{0,10} -m torch\.distributed\.(?:launch|run)\b"
     )
 
+    def opens(self, line: Line) -> bool:
+        # ds_report's "deepspeed info ......" names DeepSpeed, not its launcher
+        return super().opens(line) and "...." not in line.text
+
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return continued(segment)
 
