@@ -59,13 +59,13 @@ def read_report(text: str, target: str) -> Triage:
                     message=f"lines {part.segment.first}-{part.segment.last}: failed: {exc!r}",
                 )
             )
-    for line in lines:
-        holder = owner.get(line.number)
-        if holder is None:
-            continue
-        holder.facts.extend(signatures.line_facts(line))
-        if holder.segment.format.name != nccl_log.NcclLog.name:
-            holder.facts.extend(nccl_log.line_facts(line))
+    for part in parsed:
+        logical = part.segment.format.logical(part.segment.lines)
+        reads_nccl = part.segment.format.name != nccl_log.NcclLog.name
+        for line in logical:
+            part.facts.extend(signatures.line_facts(line))
+            if reads_nccl:
+                part.facts.extend(nccl_log.line_facts(line))
     for fact in python_results(lines):
         holder = owner.get(fact.line.number)
         if holder is not None:

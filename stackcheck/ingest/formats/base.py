@@ -33,6 +33,11 @@ class Format(ABC):
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return self.opens(line) or self.joins(line)
 
+    def logical(self, lines: Sequence[Line]) -> list[Line]:
+        """The segment's lines as the tool printed them (a format whose lines get wrapped in
+        pasting joins the pieces back); the physical lines by default."""
+        return list(lines)
+
     @abstractmethod
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         """Facts from one segment's lines. Never raises on odd input: what it cannot read, it

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from stackcheck import versions
 from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact, InstanceFact, ObservationFact
 from stackcheck.ingest.formats.base import Format
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
@@ -110,6 +110,23 @@ def line_facts(line: Line) -> list[Fact]:
     return facts
 
 
+_LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b")
+WRAP_MIN = 60  # a line this long may have been wrapped by a browser
+# A wrapped tail is a fragment of a log line, not the start of a sentence ("Getting this error").
+_SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
+
+
+def _wraps(line: Line, before: Line) -> bool:
+    """Whether ``line`` is the wrapped tail of the log line ``before``."""
+    return (
+        len(before.text.rstrip()) >= WRAP_MIN
+        and _LOG_LINE.search(before.text) is not None
+        and _LOG_LINE.search(line.text) is None
+        and not line.blank
+        and _SENTENCE.match(line.text) is None
+    )
+
+
 class NcclLog(Format):
     name = "nccl_log"
     title = "NCCL_DEBUG=INFO log"
@@ -118,8 +135,22 @@ class NcclLog(Format):
     )
     blank_ok = True
 
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return self.opens(line) or (bool(segment) and _wraps(line, segment[-1]))
+
+    def logical(self, lines: Sequence[Line]) -> list[Line]:
+        logical: list[Line] = []
+        tail: Line | None = None  # the last physical line of the current logical line
+        for line in lines:
+            if logical and tail is not None and _wraps(line, tail):
+                logical[-1] = joined_line(logical[-1], line)
+            else:
+                logical.append(line)
+            tail = line
+        return logical
+
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
-        for line in lines:
+        for line in self.logical(lines):
             facts.extend(line_facts(line))
         return facts
