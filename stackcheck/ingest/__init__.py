@@ -49,9 +49,10 @@ def read_report(text: str, target: str) -> Triage:
     parsed = [ParsedSegment(s, []) for s in segment(lines)]
     owner = {line.number: p for p in parsed for line in p.segment.lines}
     notes: list[ProbeNote] = []
+    logical = {id(part): part.segment.format.logical(part.segment.lines) for part in parsed}
     for part in parsed:
         try:
-            part.facts.extend(part.segment.format.parse(part.segment.lines))
+            part.facts.extend(part.segment.format.parse(logical[id(part)]))
         except Exception as exc:  # a parser bug must not cost the user the other segments
             notes.append(
                 ProbeNote(
@@ -60,9 +61,8 @@ def read_report(text: str, target: str) -> Triage:
                 )
             )
     for part in parsed:
-        logical = part.segment.format.logical(part.segment.lines)
         reads_nccl = part.segment.format.name != nccl_log.NcclLog.name
-        for line in logical:
+        for line in logical[id(part)]:
             part.facts.extend(signatures.line_facts(line))
             if reads_nccl:
                 part.facts.extend(nccl_log.line_facts(line))

@@ -60,7 +60,10 @@ class Line:
 def clean(raw: str) -> tuple[str, bool]:
     """The line without decorations, and whether it was typed at a prompt."""
     text = raw.replace("\t", "    ")
-    for _ in range(4):  # prefixes nest: "| ts | [0]:host ..."
+    # Every prefix starts with one of these (or a capital: journald's month); most log lines
+    # start with a host name and skip the loop.
+    decorated = text.lstrip()[:1] in ("|", "[", "(", ">") or text[:1].isupper()
+    for _ in range(4 if decorated else 0):  # prefixes nest: "| ts | [0]:host ..."
         before = text
         for prefix in _PREFIXES:
             text = prefix.sub("", text, count=1)

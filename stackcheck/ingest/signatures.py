@@ -30,8 +30,13 @@ from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 if sys.version_info >= (3, 11):
+    import re._constants as _sre
+    import re._parser as _sre_parse
     import tomllib
 else:  # pragma: no cover - Python 3.10
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
+
     import tomli as tomllib
 
 CATALOGUE = Path(__file__).with_name("messages.toml")
@@ -65,6 +70,16 @@ class Signature:
     example_url: str
     requires: re.Pattern[str] | None = None
     excludes: re.Pattern[str] | None = None
+    # Literal strings of which every match contains one: a line without any is skipped without
+    # running the expression (a 5 MB log is mostly lines no message matches).
+    needles: tuple[str, ...] = ()
+    blind: bool = False  # case-blind: needles are lowered and looked for in the lowered line
+
+    def could_match(self, text: str, lowered: str) -> bool:
+        if not self.needles:
+            return True
+        haystack = lowered if self.blind else text
+        return any(needle in haystack for needle in self.needles)
 
     def match(self, text: str) -> re.Match[str] | None:
         found = self.pattern.search(text)
@@ -120,6 +135,45 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
     return RuntimeFact(line, "memlock_bytes", int(value) << 10)
 
 
+MIN_NEEDLE = 3
+
+
+def _needles(items: Any) -> set[str] | None:
+    """Literal strings one of which every match of the parsed sequence ``items`` contains;
+    None when no such set is known (then the expression always runs)."""
+    candidates: list[set[str]] = []
+    run = ""
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run += chr(av)
+            continue
+        if len(run) >= MIN_NEEDLE:
+            candidates.append({run})
+        run = ""
+        if op is _sre.SUBPATTERN:
+            inner = _needles(av[-1])
+            if inner is not None:
+                candidates.append(inner)
+        elif op is _sre.BRANCH:
+            branches = [_needles(branch) for branch in av[1]]
+            if all(b is not None for b in branches):
+                candidates.append(set().union(*(b for b in branches if b is not None)))
+    if len(run) >= MIN_NEEDLE:
+        candidates.append({run})
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: min(len(n) for n in c))
+
+
+def needles_of(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    found = _needles(_sre_parse.parse(pattern.pattern, pattern.flags))
+    if found is None:
+        return ()
+    if pattern.flags & re.IGNORECASE:
+        found = {n.lower() for n in found}
+    return tuple(sorted(found))
+
+
 def _compile(pattern: str, flags: str = "") -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if "i" in flags else 0)
 
@@ -132,16 +186,19 @@ def _signature(entry: dict[str, Any]) -> Signature:
         if spec["kind"] == "observation" and spec["observe"] not in _KINDS:
             raise StackcheckError(f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}")
     flags = entry.get("flags", "")
+    pattern = _compile(entry["pattern"], flags)
     return Signature(
         id=entry["id"],
         source=entry["source"],
         meaning=entry["meaning"],
-        pattern=_compile(entry["pattern"], flags),
+        pattern=pattern,
         facts=tuple(entry["facts"]),
         example=entry["example"],
         example_url=entry["example_url"],
         requires=_compile(entry["requires"], flags) if "requires" in entry else None,
         excludes=_compile(entry["excludes"], flags) if "excludes" in entry else None,
+        needles=needles_of(pattern),
+        blind=bool(pattern.flags & re.IGNORECASE),
     )
 
 
@@ -152,11 +209,69 @@ def catalogue() -> tuple[Signature, ...]:
     return tuple(_signature(entry) for entry in data["message"])
 
 
+# Screening works on text with every digit made 0: a needle found in a line is then found in the
+# line's screened form too, and the log lines of different ranks, channels and hosts mostly
+# screen to the same text, so one answer serves thousands of lines.
+_DIGITS = str.maketrans("123456789", "000000000")
+_SCREENED_MAX = 1 << 16  # remembered screen answers; the memo is emptied when it is full
+_screened: dict[str, bool] = {}
+
+
+def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The longest digit-free piece of each needle; None if one has no piece long enough."""
+    pieces = []
+    for needle in needles:
+        piece = max(re.split(r"\d", needle), key=len)
+        if len(piece) < MIN_NEEDLE:
+            return None
+        pieces.append(piece)
+    return tuple(pieces)
+
+
+@cache
+def _screen() -> tuple[tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]]:
+    """The screen's needles (digit-free; lowered for case-blind signatures), the signatures it
+    covers, and those it cannot (no needle, or only digits in one), which always run."""
+    plain: set[str] = set()
+    blind: set[str] = set()
+    screened: list[Signature] = []
+    always: list[Signature] = []
+    for signature in catalogue():
+        pieces = _digit_free(signature.needles) if signature.needles else None
+        if pieces is None:
+            always.append(signature)
+            continue
+        (blind if signature.blind else plain).update(pieces)
+        screened.append(signature)
+    return tuple(sorted(plain)), tuple(sorted(blind)), tuple(screened), tuple(always)
+
+
+def _could_match_any(text: str) -> bool:
+    """Whether any screened signature's needle is in ``text``."""
+    key = text.translate(_DIGITS)
+    known = _screened.get(key)
+    if known is not None:
+        return known
+    plain, blind, _, _ = _screen()
+    lowered = key.lower()
+    hit = any(n in key for n in plain) or any(n in lowered for n in blind)
+    if len(_screened) >= _SCREENED_MAX:
+        _screened.clear()
+    _screened[key] = hit
+    return hit
+
+
 def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
     """Each signature found on ``line``, with the facts it states there."""
     found_all: list[tuple[Signature, list[Fact]]] = []
-    for signature in catalogue():
-        found = signature.match(line.text)
+    text = line.text
+    always = _screen()[3]
+    lowered = text.lower()
+    candidates = catalogue() if _could_match_any(text) else always
+    for signature in candidates:
+        if not signature.could_match(text, lowered):
+            continue
+        found = signature.match(text)
         if found is not None:
             found_all.append((signature, signature.facts_for(line, found)))
     return found_all
