@@ -98,9 +98,7 @@ def main() -> int:
         seconds.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         # CPU time is what the run costs; wall time also counts waiting on a busy machine.
-        cpu.append(
-            after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-        )
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
     Path(handle.name).unlink()
     print_result(

@@ -26,16 +26,18 @@ def test_dpkg_l_reads_installed_packages_only() -> None:
         "ii  nvidia-compute-utils-470                        470.57.02-0ubuntu1   amd64"
         "        NVIDIA compute utilities\n"
     )
-    assert described(text) == ["NVIDIA driver 470.57.02 package=nvidia-compute-utils-470 470.57.02-0ubuntu1"]
+    assert described(text) == [
+        "NVIDIA driver 470.57.02 package=nvidia-compute-utils-470 470.57.02-0ubuntu1"
+    ]
 
 
 def test_dpkg_l_libnccl2_with_its_cuda() -> None:
     # karpathy/llm.c#742
     text = (
-        "ii  libvncclient1:amd64                        0.9.13+dfsg-3build2                     amd64"
-        "        API to write one's own VNC server - client library\n"
-        "ii  libnccl2                                   2.22.3-1+cuda12.2                       amd64"
-        "        NVIDIA Collective Communication Library (NCCL) Runtime\n"
+        "ii  libvncclient1:amd64                        0.9.13+dfsg-3build2                     "
+        "amd64        API to write one's own VNC server - client library\n"
+        "ii  libnccl2                                   2.22.3-1+cuda12.2                       "
+        "amd64        NVIDIA Collective Communication Library (NCCL) Runtime\n"
     )
     triage = read_report(text, "t.txt")
     assert "system_packages" in formats(triage)

@@ -27,11 +27,11 @@ def test_the_catalogue_is_large_and_well_formed() -> None:
 def test_each_signature_reads_its_real_example(signature: signatures.Signature) -> None:
     """The example goes through the same cleaning as pasted text (prompts, backticks off)."""
     line = split_lines(signature.example)[0]
-    found = dict((s.id, facts) for s, facts in signatures.matches(line))
+    found = {s.id: facts for s, facts in signatures.matches(line)}
     assert signature.id in found, line.text
     facts = found[signature.id]
     assert len(facts) == len(signature.facts)
-    for spec, fact in zip(signature.facts, facts):
+    for spec, fact in zip(signature.facts, facts, strict=True):
         if spec["kind"] == "observation":
             assert isinstance(fact, ObservationFact) and fact.kind == spec["observe"]
         elif spec["kind"] == "gpu":
@@ -39,7 +39,9 @@ def test_each_signature_reads_its_real_example(signature: signatures.Signature) 
         elif spec["kind"] in ("peermem", "memlock-kb"):
             assert isinstance(fact, RuntimeFact)
         elif spec["kind"] == "nccl-loaded":
-            assert isinstance(fact, ObservationFact) and re.match(r"^\d+\.\d+\.\d+$", fact.value or "")
+            assert isinstance(fact, ObservationFact) and re.match(
+                r"^\d+\.\d+\.\d+$", fact.value or ""
+            )
         elif spec["kind"] != "instance":
             assert isinstance(fact, ComponentFact)
 
@@ -51,7 +53,9 @@ def test_values_read_from_examples() -> None:
         return [fact.describe() for fact in signature.facts_for(line, signature.match(line.text))]  # type: ignore[arg-type]
 
     assert read("torch-driver-too-old")[1] == "NVIDIA driver (version not stated) CUDA 11.6"
-    assert read("torch-gpu-not-compatible")[0] == "GPU: GeForce RTX 5090 D (compute capability 12.0)"
+    assert (
+        read("torch-gpu-not-compatible")[0] == "GPU: GeForce RTX 5090 D (compute capability 12.0)"
+    )
     assert read("fabricmanager-driver-mismatch") == [
         "observed fabric-manager-mismatch: 525.85.12 vs 530.41.03"
     ]

@@ -108,7 +108,5 @@ def test_wrapped_then_quoted_and_indented(lines: list[str], width: int, indent: 
 
 def test_markdown_details_and_summary_unwrap() -> None:
     line = LOG_LINES[0]
-    wrapped = (
-        "<details>\n<summary>NCCL log</summary>\n\n```\n" + line + "\n```\n\n</details>\n"
-    )
+    wrapped = "<details>\n<summary>NCCL log</summary>\n\n```\n" + line + "\n```\n\n</details>\n"
     assert reading(wrapped) == reading(line)

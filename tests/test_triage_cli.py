@@ -83,7 +83,7 @@ def test_nothing_recognised_says_what_the_text_seemed_to_be(cli: Cli, tmp_path: 
         '  File "train.py", line 12, in <module>\n'
         "    main()\n"
         '  File "train.py", line 8, in main\n'
-        "    raise ValueError(\"bad config\")\n"
+        '    raise ValueError("bad config")\n'
         "ValueError: bad config\n"
     )
     done = cli("triage", str(trace))

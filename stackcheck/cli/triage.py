@@ -19,8 +19,8 @@ docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg 
 rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(), python -c
 one-liners - and some 60 known error and warning messages (CUDA, NVML, PyTorch, NCCL,
 aws-ofi-nccl, libfabric, the fabric manager, the container toolkit, the kernel) - in any order,
-with Markdown fences, <details>, quotes, prompts and prose around it. What the text states becomes a partial snapshot
-(what it does not state stays unknown) and the rules run on it."""
+with Markdown fences, <details>, quotes, prompts and prose around it. What the text states
+becomes a partial snapshot (what it does not state stays unknown) and the rules run on it."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

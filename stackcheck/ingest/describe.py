@@ -52,7 +52,10 @@ def seems(lines: Sequence[Line]) -> str:
 
 def looked_for() -> str:
     names = sorted({f.name.replace("_", " ") for f in FORMATS})
-    return f"{len(names)} kinds of tool output ({', '.join(names)}) and {len(signatures.catalogue())} known error messages"
+    known = len(signatures.catalogue())
+    return (
+        f"{len(names)} kinds of tool output ({', '.join(names)}) and {known} known error messages"
+    )
 
 
 def nothing_recognised(name: str, lines: Sequence[Line]) -> str:

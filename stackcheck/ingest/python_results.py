@@ -88,7 +88,7 @@ def python_results(lines: Sequence[Line]) -> list[Fact]:
         result = _values_after(lines, index, len(expressions)) or _values_on(line, expressions)
         if result is None:
             continue
-        for expression, value in zip(expressions, result[1]):
+        for expression, value in zip(expressions, result[1], strict=True):
             fact = _fact(expression, result[0], value)
             if fact is not None:
                 facts.append(fact)

@@ -32,6 +32,7 @@ from stackcheck.snapshot.model import ComponentName, ObservationKind
 if sys.version_info >= (3, 11):
     import re._constants as _sre
     import re._parser as _sre_parse
+
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import sre_constants as _sre
@@ -120,9 +121,7 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
     if kind == "torch-archs":
         return ComponentFact(line, ComponentName.TORCH, archs=value.split())
     if kind == "cudnn-loaded":
-        return ComponentFact(
-            line, ComponentName.CUDNN, version=value, properties={"loaded": "yes"}
-        )
+        return ComponentFact(line, ComponentName.CUDNN, version=value, properties={"loaded": "yes"})
     if kind == "toolkit":
         return toolkit_fact(line, value)
     if kind == "nccl-loaded":
@@ -184,7 +183,9 @@ def _signature(entry: dict[str, Any]) -> Signature:
         if spec["kind"] not in _FACT_KINDS:
             raise StackcheckError(f"{CATALOGUE.name}: {where}: unknown fact kind {spec['kind']!r}")
         if spec["kind"] == "observation" and spec["observe"] not in _KINDS:
-            raise StackcheckError(f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}")
+            raise StackcheckError(
+                f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}"
+            )
     flags = entry.get("flags", "")
     pattern = _compile(entry["pattern"], flags)
     return Signature(
@@ -229,7 +230,9 @@ def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 @cache
-def _screen() -> tuple[tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]]:
+def _screen() -> tuple[
+    tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]
+]:
     """The screen's needles (digit-free; lowered for case-blind signatures), the signatures it
     covers, and those it cannot (no needle, or only digits in one), which always run."""
     plain: set[str] = set()

@@ -218,7 +218,8 @@ class ForwardCompatUnsupportedGpu(Rule):
                 "CUDA failed with error 804 (forward compatibility was attempted on non supported "
                 "HW): the driver is older than the CUDA the process needs, and this GPU cannot "
                 "run newer CUDA through the compat libraries.",
-                [o.evidence for o in errors[:2]] + [e for g in ctx.gpus[:1] for e in g.evidence[:1]],
+                [o.evidence for o in errors[:2]]
+                + [e for g in ctx.gpus[:1] for e in g.evidence[:1]],
             )
             return
         consumer_gpus = [g for g in ctx.gpus if g.known is not None and not g.known.datacenter]

@@ -10,8 +10,8 @@ from stackcheck.ingest.formats.conda_plan import CondaPlan
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
 from stackcheck.ingest.formats.df import Df
 from stackcheck.ingest.formats.docker_run import DockerRun
-from stackcheck.ingest.formats.ds_report import DsReport
 from stackcheck.ingest.formats.dockerfile import Dockerfile
+from stackcheck.ingest.formats.ds_report import DsReport
 from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo

@@ -15,10 +15,10 @@ from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
 
 _ITEM = re.compile(r"^\s*[-*]\s+([^:]{1,80}?)\s*:\s*(.{0,400}?)\s*$")
-_TORCH = re.compile(
-    r"^(?:PyTorch|Torch) version(?: \((?:GPU|accelerator)\?\))?$", re.IGNORECASE
+_TORCH = re.compile(r"^(?:PyTorch|Torch) version(?: \((?:GPU|accelerator)\?\))?$", re.IGNORECASE)
+_TORCH_VALUE = re.compile(
+    r"^(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[+\w.-]{0,30}))(?:\s+\((\w{1,20})\))?"
 )
-_TORCH_VALUE = re.compile(r"^(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[+\w.-]{0,30}))(?:\s+\((\w{1,20})\))?")
 _GPU = re.compile(r"^GPU type$", re.IGNORECASE)
 
 

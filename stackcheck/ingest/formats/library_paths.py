@@ -1,5 +1,6 @@
-"""Libraries listed by ``ldconfig -p``, ``ldd``, ``find``, ``ls -l`` or ``tree``: a library's real file name
-carries its version (``libnccl.so.2.28.3``, ``libcuda.so.375.82``, ``libcudart.so.9.1``)."""
+"""Libraries listed by ``ldconfig -p``, ``ldd``, ``find``, ``ls -l`` or ``tree``: a library's
+real file name carries its version (``libnccl.so.2.28.3``, ``libcuda.so.375.82``,
+``libcudart.so.9.1``)."""
 
 from __future__ import annotations
 

@@ -17,10 +17,18 @@ from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
 _ARCH = r"(?:amd64|arm64|i386|all|x86_64|aarch64|noarch|i686|ppc64le)"
-_DPKG = re.compile(rf"^\s*([ihrpuU][iUcHFWtn])\s+([a-z0-9][\w+.-]{{0,100}}?)(?::\w{{1,10}})?\s+(\S{{1,80}})\s+{_ARCH}\b")
-_APT = re.compile(rf"^\s*([a-z0-9][\w+.-]{{0,100}})/\S{{0,80}}\s+(\S{{1,80}})\s+{_ARCH}(?:\s+\[([\w,-]{{0,80}})\])?")
-_RPM = re.compile(rf"^\s*([A-Za-z][\w+.-]{{0,100}}?)-(\d[\w.+~]{{0,40}})-([\w.+~]{{1,60}})\.{_ARCH}\s*$")
-_HEADER = re.compile(r"^\|\|/ Name\s|^Desired=Unknown/Install|^Listing\.\.\.|^Sorting\.\.\.|^Full Text Search")
+_DPKG = re.compile(
+    rf"^\s*([ihrpuU][iUcHFWtn])\s+([a-z0-9][\w+.-]{{0,100}}?)(?::\w{{1,10}})?\s+(\S{{1,80}})\s+{_ARCH}\b"
+)
+_APT = re.compile(
+    rf"^\s*([a-z0-9][\w+.-]{{0,100}})/\S{{0,80}}\s+(\S{{1,80}})\s+{_ARCH}(?:\s+\[([\w,-]{{0,80}})\])?"
+)
+_RPM = re.compile(
+    rf"^\s*([A-Za-z][\w+.-]{{0,100}}?)-(\d[\w.+~]{{0,40}})-([\w.+~]{{1,60}})\.{_ARCH}\s*$"
+)
+_HEADER = re.compile(
+    r"^\|\|/ Name\s|^Desired=Unknown/Install|^Listing\.\.\.|^Sorting\.\.\.|^Full Text Search"
+)
 _CUDA_TAG = re.compile(r"\+cuda(\d{1,2}\.\d{1,2})")
 _PACKAGES = (
     (re.compile(r"^libnccl2?$"), ComponentName.NCCL, re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3})")),
