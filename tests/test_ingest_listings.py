@@ -231,3 +231,50 @@ def test_prose_states_the_driver_but_not_a_suggested_one() -> None:
         "NVIDIA driver 535.104.05 stated=prose"
     ]
     assert described("Please upgrade the driver to 550.54.15 or later.") == []
+
+
+def test_transformers_env_inside_details() -> None:
+    # huggingface/diffusers#7403 (transformers-cli env, pasted inside <details> and a fence)
+    text = (
+        "<details>\n  <summary>transformers-cli env</summary>\n\n  ```sh\n"
+        "  Copy-and-paste the text below in your GitHub issue and FILL OUT the two last points.\n\n"
+        "  - `transformers` version: 4.38.2\n"
+        "  - Platform: Linux-6.5.0-26-generic-x86_64-with-glibc2.35\n"
+        "  - Python version: 3.10.12\n  - Huggingface_hub version: 0.21.4\n"
+        "  - Safetensors version: 0.4.2\n  - Accelerate version: 0.28.0\n"
+        "  - Accelerate config:  not found\n  - PyTorch version (GPU?): 2.2.1+cu121 (True)\n"
+        "  - Tensorflow version (GPU?): not installed (NA)\n"
+        "  - Flax version (CPU?/GPU?/TPU?): 0.8.2 (CPU)\n"
+        "  - Using GPU in script?: <fill in>\n"
+        "  - Using distributed or parallel set-up in script?: <fill in>\n  ```\n</details>\n"
+    )
+    triage = read_report(text, "t.txt")
+    assert "hf_env" in formats(triage)
+    assert [f.describe() for f in triage.facts] == ["PyTorch 2.2.1+cu121 CUDA 12.1 cpu_only=no"]
+
+
+def test_huggingface_cli_env_is_recognised() -> None:
+    # huggingface/diffusers#7403 (huggingface-cli env: no PyTorch line, nothing to check)
+    text = (
+        "- huggingface_hub version: 0.21.4\n"
+        "- Platform: Linux-6.5.0-26-generic-x86_64-with-glibc2.35\n"
+        "- Python version: 3.10.12\n- Running in iPython ?: No\n- Running in notebook ?: No\n"
+    )
+    assert formats(read_report(text, "t.txt")) == {"hf_env"}
+
+
+def test_nvcc_next_to_a_failing_nvidia_smi() -> None:
+    # qixuema/envs#4
+    text = (
+        "```JavaScript\n"
+        "NVIDIA-SMI has failed because it couldn‘t communicate with the NVIDIA driver.\n"
+        "Make sure that the latest NVIDIA driver is installed and running.\n```\n"
+        "第二步，使用 nvcc -V 检查驱动和 cuda\n```JavaScript\n"
+        "nvcc: NVIDIA (R) Cuda compiler driver\n"
+        "Copyright (c) 2005-2018 NVIDIA Corporation\n"
+        "Built on Sat_Aug_25_21:08:01_CDT_2018\n"
+        "Cuda compilation tools, release 10.0, V10.0.130\n```\n"
+    )
+    facts = described(text)
+    assert any(f.startswith("CUDA toolkit 10.0.130") for f in facts)
+    assert any(f.startswith("observed no-gpu: NVIDIA-SMI has failed") for f in facts)
