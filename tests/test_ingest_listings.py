@@ -267,9 +267,9 @@ def test_nvcc_next_to_a_failing_nvidia_smi() -> None:
     # qixuema/envs#4
     text = (
         "```JavaScript\n"
-        "NVIDIA-SMI has failed because it couldn‘t communicate with the NVIDIA driver.\n"
+        "NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver.\n"
         "Make sure that the latest NVIDIA driver is installed and running.\n```\n"
-        "第二步，使用 nvcc -V 检查驱动和 cuda\n```JavaScript\n"
+        "第二步\uff0c使用 nvcc -V 检查驱动和 cuda\n```JavaScript\n"
         "nvcc: NVIDIA (R) Cuda compiler driver\n"
         "Copyright (c) 2005-2018 NVIDIA Corporation\n"
         "Built on Sat_Aug_25_21:08:01_CDT_2018\n"
