@@ -69,8 +69,40 @@ def test_bad_input_exits_2_with_one_line(cli: Cli, tmp_path: Path) -> None:
     ):
         assert done.code == 2
         assert done.err.count("\n") == 1 and done.err.startswith("stackcheck: error:")
-    assert "no tool output recognised" in cli("triage", str(prose)).err
+    said = cli("triage", str(prose)).err
+    assert "no tool output recognised; the text seems to be prose (1 lines)" in said
+    assert "known error messages" in said and "nccl log" in said
     assert cli("triage").code == 2  # no FILE
+
+
+def test_nothing_recognised_says_what_the_text_seemed_to_be(cli: Cli, tmp_path: Path) -> None:
+    # A traceback of a program that printed no stack message (huggingface/transformers style).
+    trace = tmp_path / "trace.txt"
+    trace.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 12, in <module>\n'
+        "    main()\n"
+        '  File "train.py", line 8, in main\n'
+        '    raise ValueError("bad config")\n'
+        "ValueError: bad config\n"
+    )
+    done = cli("triage", str(trace))
+    assert done.code == 2 and "seems to be a Python traceback (6 lines)" in done.err
+
+
+def test_a_recognised_part_never_makes_triage_exit_2(cli: Cli, tmp_path: Path) -> None:
+    """Prose and an unknown traceback around one message still give a report (exit 0 or 1)."""
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(
+        "We cannot start training, see below.\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in <module>\n'
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+        "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n"
+        "Any idea?\n"
+    )
+    done = cli("triage", str(mixed))
+    assert done.code == 1 and "SC532" in done.out
 
 
 def test_explain_documents_the_new_rules(cli: Cli) -> None:

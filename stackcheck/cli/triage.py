@@ -15,9 +15,12 @@ DESCRIPTION = """\
 Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
 nvidia-smi (table or -q), nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists, fi_info,
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
-docker-compose services, Kubernetes specs, Dockerfiles, environment dumps - in any order, with
-Markdown fences, prompts and prose around it. What the text states becomes a partial snapshot
-(what it does not state stays unknown) and the rules run on it."""
+docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg -l / apt list /
+rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(), python -c
+one-liners - and some 60 known error and warning messages (CUDA, NVML, PyTorch, NCCL,
+aws-ofi-nccl, libfabric, the fabric manager, the container toolkit, the kernel) - in any order,
+with Markdown fences, <details>, quotes, prompts and prose around it. What the text states
+becomes a partial snapshot (what it does not state stays unknown) and the rules run on it."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,13 +57,15 @@ def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
     from stackcheck.formats.parsed import parsed_json, render_parsed
     from stackcheck.ingest import read_report
+    from stackcheck.ingest.describe import nothing_recognised
+    from stackcheck.ingest.lines import split_lines
 
     text, name = read_text(args.report)
     triage = read_report(text, name)
     if not triage.recognised:
-        raise StackcheckError(
-            f"{name}: no tool output recognised (see `stackcheck triage --help` for the formats)"
-        )
+        # Exit 2 only when nothing at all was read; a part that was not understood next to one
+        # that was is ordinary (prose around a log) and costs nothing.
+        raise StackcheckError(nothing_recognised(name, split_lines(text)))
     report = check(triage.snapshot, matrix_from(args))
     if not args.show_parsed:
         return emit(report, args)

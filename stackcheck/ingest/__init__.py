@@ -49,9 +49,10 @@ def read_report(text: str, target: str) -> Triage:
     parsed = [ParsedSegment(s, []) for s in segment(lines)]
     owner = {line.number: p for p in parsed for line in p.segment.lines}
     notes: list[ProbeNote] = []
+    logical = {id(part): part.segment.format.logical(part.segment.lines) for part in parsed}
     for part in parsed:
         try:
-            part.facts.extend(part.segment.format.parse(part.segment.lines))
+            part.facts.extend(part.segment.format.parse(logical[id(part)]))
         except Exception as exc:  # a parser bug must not cost the user the other segments
             notes.append(
                 ProbeNote(
@@ -59,13 +60,14 @@ def read_report(text: str, target: str) -> Triage:
                     message=f"lines {part.segment.first}-{part.segment.last}: failed: {exc!r}",
                 )
             )
-    for line in lines:
-        holder = owner.get(line.number)
-        if holder is None or not holder.segment.format.line_facts:
+    for part in parsed:
+        if not part.segment.format.line_facts:
             continue
-        holder.facts.extend(signatures.line_facts(line))
-        if holder.segment.format.name != nccl_log.NcclLog.name:
-            holder.facts.extend(nccl_log.line_facts(line))
+        reads_nccl = part.segment.format.name != nccl_log.NcclLog.name
+        for line in logical[id(part)]:
+            part.facts.extend(signatures.line_facts(line))
+            if reads_nccl:
+                part.facts.extend(nccl_log.line_facts(line))
     for fact in python_results(lines):
         holder = owner.get(fact.line.number)
         if holder is not None:

@@ -35,6 +35,13 @@ _PROMPT = re.compile(
     r"(?:\[?[\w.-]{1,64}(?:@[\w.-]{1,64})?[: ][^\s$#]{0,200}\]?\s{0,4}[$#]|\$)\s{1,4}"
 )
 _REPL = re.compile(r"^(?:>>>|\.\.\.|In \[\d{1,5}\]:)\s")
+# Several NCCL lines pasted as one (a browser or a log shipper joined them): split before each
+# "host:pid:tid [rank] NCCL INFO" or, without that prefix, before each "NCCL INFO".
+_NCCL_LEVEL = r"NCCL (?:INFO|WARN|TRACE|ERROR) "
+_JOINED = re.compile(
+    rf"\s{{1,8}}(?=[\w.-]{{1,64}}:\d{{1,9}}:\d{{1,9}} \[\d{{1,4}}\] {_NCCL_LEVEL})|"
+    rf"(?<![\]:])\s{{1,8}}(?={_NCCL_LEVEL})"
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,10 @@ class Line:
 def clean(raw: str) -> tuple[str, bool]:
     """The line without decorations, and whether it was typed at a prompt."""
     text = raw.replace("\t", "    ")
-    for _ in range(4):  # prefixes nest: "| ts | [0]:host ..."
+    # Every prefix starts with one of these (or a capital: journald's month); most log lines
+    # start with a host name and skip the loop.
+    decorated = text.lstrip()[:1] in ("|", "[", "(", ">") or text[:1].isupper()
+    for _ in range(4 if decorated else 0):  # prefixes nest: "| ts | [0]:host ..."
         before = text
         for prefix in _PREFIXES:
             text = prefix.sub("", text, count=1)
@@ -67,7 +77,15 @@ def clean(raw: str) -> tuple[str, bool]:
     return text.rstrip(), command
 
 
+def _pieces(cleaned: str) -> list[str]:
+    if cleaned.count("NCCL ") < 2:
+        return [cleaned]
+    return [piece for piece in _JOINED.split(cleaned) if piece.strip()] or [cleaned]
+
+
 def split_lines(text: str) -> list[Line]:
+    """The text's lines; a line holding several joined NCCL lines becomes several, all with its
+    number (evidence points at the line as pasted)."""
     lines = []
     for number, raw in enumerate(text.splitlines(), start=1):
         raw = raw[:MAX_LINE]
@@ -75,5 +93,11 @@ def split_lines(text: str) -> list[Line]:
             lines.append(Line(number, raw, "", fence=True))
             continue
         cleaned, command = clean(raw)
-        lines.append(Line(number, raw, cleaned, command=command))
+        for piece in _pieces(cleaned):
+            lines.append(Line(number, raw, piece, command=command))
     return lines
+
+
+def joined_line(first: Line, tail: Line) -> Line:
+    """A line wrapped in pasting, joined back: the first piece's number, both pieces' text."""
+    return Line(first.number, first.raw, f"{first.text.rstrip()} {tail.text.strip()}")

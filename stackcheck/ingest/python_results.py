@@ -1,5 +1,8 @@
 """What PyTorch said about itself in a REPL or ``python -c``: an expression, then its value on a
-following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / ``(2, 19, 3)``."""
+following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / ``(2, 19, 3)``;
+``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; and the common one-liner
+``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose answer is one
+line of space-separated values."""
 
 from __future__ import annotations
 
@@ -13,21 +16,31 @@ from stackcheck.snapshot.model import ComponentName
 
 _EXPRESSION = re.compile(
     r"torch\.(__version__|version\.cuda|cuda\.is_available\(\)|cuda\.nccl\.version\(\)|"
-    r"backends\.cudnn\.version\(\))"
+    r"backends\.cudnn\.version\(\)|cuda\.get_arch_list\(\))"
 )
-_VALUE = re.compile(
-    r"^\s*(?:Out\[\d{1,5}\]:\s*)?(\(\d{1,2}, \d{1,3}, \d{1,3}\)|\d{4,6}|True|False|None|"
-    r"'[\w.+-]{1,40}'|\"[\w.+-]{1,40}\"|\d{1,2}\.\d{1,3}[\w.+-]{0,40})\s*$"
+_ARCH_LIST = r"\[(?:'(?:sm|compute)_\d{2,3}[af]?',?\s?){1,24}\]"
+_ONE_VALUE = (
+    rf"\(\d{{1,2}}, \d{{1,3}}, \d{{1,3}}\)|\d{{4,6}}|True|False|None|{_ARCH_LIST}|"
+    r"'[\w.+-]{1,40}'|\"[\w.+-]{1,40}\"|\d{1,2}\.\d{1,3}[\w.+-]{0,40}"
 )
+_VALUE = re.compile(rf"^\s*(?:Out\[\d{{1,5}}\]:\s*)?({_ONE_VALUE})\s*$")
+# print(a, b, c) answers on one line: "2.1.0+cu121 12.1 ['sm_50', 'sm_60']"
+_VALUES = re.compile(rf"^\s*((?:(?:{_ONE_VALUE})\s{{1,4}}){{1,5}}(?:{_ONE_VALUE}))\s*$")
+_TOKEN = re.compile(_ONE_VALUE)
 LOOKAHEAD = 4  # lines between an expression and its value (fences, a blank, a prompt)
 
 
-def _value_after(lines: Sequence[Line], index: int) -> tuple[Line, str] | None:
+def _values_after(lines: Sequence[Line], index: int, count: int) -> tuple[Line, list[str]] | None:
+    """The ``count`` values printed after line ``index`` (one per expression printed)."""
     for line in lines[index + 1 : index + 1 + LOOKAHEAD]:
         if line.fence or line.blank:
             continue
-        found = _VALUE.match(line.text)
-        return (line, found.group(1).strip("'\"")) if found else None
+        pattern = _VALUE if count == 1 else _VALUES
+        found = pattern.match(line.text)
+        if found is None:
+            return None
+        values = [v.strip("'\"") for v in _TOKEN.findall(found.group(1))]
+        return (line, values) if len(values) == count else None
     return None
 
 
@@ -42,6 +55,9 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
         numbers = re.findall(r"\d+", value)
         if len(numbers) == 3:
             return ObservationFact(line, "nccl-loaded", ".".join(numbers))
+    if expression == "cuda.get_arch_list()" and value.startswith("["):
+        archs = re.findall(r"sm_\d{2,3}[af]?", value)
+        return ComponentFact(line, ComponentName.TORCH, archs=archs) if archs else None
     if expression == "backends.cudnn.version()" and value.isdigit():
         number = int(value)
         version = f"{number // 1000}.{(number % 1000) // 100}.{number % 100}"
@@ -51,17 +67,29 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
     return None
 
 
+def _values_on(line: Line, expressions: list[str]) -> tuple[Line, list[str]] | None:
+    """Values told on the expression's own line ("print(torch.cuda.nccl.version())" in
+    Terminal, I can see (2, 10, 3)), where each expression has exactly one."""
+    last = 0
+    for found in _EXPRESSION.finditer(line.text):
+        last = found.end()
+    values = [v.strip("'\"") for v in _TOKEN.findall(line.text[last:])]
+    return (line, values) if len(values) == len(expressions) else None
+
+
 def python_results(lines: Sequence[Line]) -> list[Fact]:
     facts: list[Fact] = []
     for index, line in enumerate(lines):
         if "torch." not in line.text:
             continue
-        found = _EXPRESSION.search(line.text)
-        if found is None:
+        expressions = [m.group(1) for m in _EXPRESSION.finditer(line.text)][:6]
+        if not expressions:
             continue
-        result = _value_after(lines, index)
-        if result is not None:
-            fact = _fact(found.group(1), result[0], result[1])
+        result = _values_after(lines, index, len(expressions)) or _values_on(line, expressions)
+        if result is None:
+            continue
+        for expression, value in zip(expressions, result[1], strict=True):
+            fact = _fact(expression, result[0], value)
             if fact is not None:
                 facts.append(fact)
     return facts

@@ -57,8 +57,13 @@ def segment(lines: Sequence[Line], formats: Sequence[Format] = FORMATS) -> list[
         if (
             current is not None
             and current.format is not PROSE
-            and (opener is None or opener is current.format)
-            and current.format.continues(line, current.lines)
+            and (
+                (opener is current.format and current.format.own_anchor_continues)
+                or (
+                    (opener is None or opener is current.format)
+                    and current.format.continues(line, current.lines)
+                )
+            )
         ):
             current.lines.extend(pending)
             pending.clear()

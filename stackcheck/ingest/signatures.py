@@ -1,6 +1,7 @@
 """Messages that mean the same thing wherever they are pasted: in a traceback, a log, a quote
-inside prose. Each is a known error or warning text of the CUDA runtime, PyTorch, NCCL's shared
-memory transport, libfabric, nvidia-container-cli or the NGC entrypoint.
+inside prose. The messages are data (``messages.toml``: pattern, who prints it, what it means,
+the facts it implies, a real example and where it was posted); this module only turns a match
+into facts.
 
 Patterns are bounded (no nested repetition) so a pathological line costs linear time.
 """
@@ -8,195 +9,276 @@ Patterns are bounded (no nested repetition) so a pathological line costs linear 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, cast, get_args
 
 from stackcheck import versions
-from stackcheck.ingest.facts import ComponentFact, Fact, GpuFact, InstanceFact, ObservationFact
+from stackcheck.errors import StackcheckError
+from stackcheck.ingest.facts import (
+    ComponentFact,
+    Fact,
+    GpuFact,
+    InstanceFact,
+    ObservationFact,
+    RuntimeFact,
+    toolkit_fact,
+)
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
-_Handler = Callable[[Line, "re.Match[str]"], list[Fact]]
+if sys.version_info >= (3, 11):
+    import re._constants as _sre
+    import re._parser as _sre_parse
 
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
 
-def _observe(kind: ObservationKind, value: str | None = None) -> _Handler:
-    def handler(line: Line, match: re.Match[str]) -> list[Fact]:
-        return [ObservationFact(line, kind, value if value is not None else match.group(0))]
+    import tomli as tomllib
 
-    return handler
-
-
-def _too_old(line: Line, match: re.Match[str]) -> list[Fact]:
-    cuda = versions.cuda_from_int(int(match.group(1)))
-    return [
-        ObservationFact(line, "driver-insufficient", match.group(0)),
-        ComponentFact(line, ComponentName.DRIVER, cuda=cuda),
-    ]
-
-
-def _incompatible_gpu(line: Line, match: re.Match[str]) -> list[Fact]:
-    sm = match.group(2)
-    cc = f"{sm[:-1]}.{sm[-1]}"
-    name = re.sub(r"^.{0,80}?(?:UserWarning:|Warning:)\s*", "", match.group(1)).strip()
-    return [
-        GpuFact(line, name, compute_capability=cc),
-        ObservationFact(line, "no-kernel-image", f"{name} (sm_{sm})"),
-    ]
-
-
-def _torch_archs(line: Line, match: re.Match[str]) -> list[Fact]:
-    archs = match.group(1).split()
-    return [ComponentFact(line, ComponentName.TORCH, archs=archs)]
-
-
-def _cudnn_mismatch(line: Line, match: re.Match[str]) -> list[Fact]:
-    compiled = ".".join(match.group(i) for i in (1, 2, 3))
-    loaded = ".".join(match.group(i) for i in (4, 5, 6))
-    return [
-        ObservationFact(line, "cudnn-mismatch", f"compiled against {compiled}, loaded {loaded}"),
-        ComponentFact(line, ComponentName.CUDNN, version=loaded, properties={"loaded": "yes"}),
-    ]
-
-
-def _library(line: Line, match: re.Match[str]) -> list[Fact]:
-    name = match.group(1)
-    if "libnccl-net" in line.text or "NET/Plugin" in line.text or "dlerror" in line.text:
-        if name.startswith("libnccl-net"):
-            return [ObservationFact(line, "net-plugin-missing", name)]
-        return [ObservationFact(line, "net-plugin-failed", f"{name} cannot be opened")]
-    return [ObservationFact(line, "library-missing", name)]
-
-
-def _instance(line: Line, match: re.Match[str]) -> list[Fact]:
-    return [InstanceFact(line, match.group(1).lower())]
-
-
-def _fm_mismatch(line: Line, match: re.Match[str]) -> list[Fact]:
-    return [
-        ObservationFact(line, "fabric-manager-mismatch", f"{match.group(1)} vs {match.group(2)}")
-    ]
-
-
-SIGNATURES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
-    (
-        re.compile(
-            r"system not yet initiali[sz]ed|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY"
-        ),
-        _observe("cuda-error", "802"),
-    ),
-    (
-        re.compile(
-            r"forward compatibility was attempted on non supported HW|"
-            r"cudaErrorCompatNotSupportedOnDevice|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
-        ),
-        _observe("cuda-error", "804"),
-    ),
-    (
-        re.compile(
-            r"CUDA driver version is insufficient for CUDA runtime version|"
-            r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|"
-            r"requirement error: unsatisfied condition: cuda\s{0,2}>=\s{0,2}[\d.]{1,10}|"
-            r"compatibility mode is UNAVAILABLE"
-        ),
-        _observe("driver-insufficient"),
-    ),
-    (
-        re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)"),
-        _too_old,
-    ),
-    (
-        re.compile(
-            r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice|"
-            r"Found no NVIDIA driver on your system|/proc/driver/nvidia/version does not exist|"
-            r"kernel driver does not appear to be running|"
-            r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver|"
-            r"nvidia-smi: (?:command )?not found|The NVIDIA Driver was not detected"
-        ),
-        _observe("no-gpu"),
-    ),
-    (
-        re.compile(
-            r"no kernel image is available for execution on the device|"
-            r"cudaErrorNoKernelImageForDevice"
-        ),
-        _observe("no-kernel-image"),
-    ),
-    (
-        re.compile(
-            r"(\S.{0,120}?) with CUDA capability sm_(\d{2,3}) is not compatible with the current "
-            r"PyTorch installation"
-        ),
-        _incompatible_gpu,
-    ),
-    (
-        re.compile(
-            r"The current PyTorch install supports CUDA capabilities ((?:sm_\d{2,3}[af]? ?){1,24})"
-        ),
-        _torch_archs,
-    ),
-    (
-        re.compile(
-            r"cuDNN version incompatibility: PyTorch was compiled\s{1,4}against "
-            r"\((\d{1,2}), (\d{1,2}), (\d{1,3})\) but (?:linked against|found runtime version) "
-            r"\((\d{1,2}), (\d{1,2}), (\d{1,3})\)"
-        ),
-        _cudnn_mismatch,
-    ),
-    (
-        re.compile(r"(lib[\w+.-]{1,80}?\.so(?:\.\d{1,4}){0,4}): cannot open shared object file"),
-        _library,
-    ),
-    (re.compile(r"Could not load library (lib[\w+.-]{1,80}?\.so(?:\.\d{1,4}){0,4})"), _library),
-    (re.compile(r"\b(lib[\w+.-]{1,80}?\.so(?:\.\d{1,4}){0,4}) => not found"), _library),
-    (
-        re.compile(
-            r"posix_fallocate failed|Error while creating shared memory segment|"
-            r"unable to allocate shared memory|out of shared memory|"
-            r"DataLoader worker \(pid \d{1,9}\) is killed by signal: Bus error"
-        ),
-        _observe("shm-exhausted"),
-    ),
-    (
-        re.compile(
-            r"Libfabric error: \(-12\)|Unknown error -12\b|"
-            r"Failure to post internal receive buffers|"
-            r"ibv_\w{1,40}\b.{0,120}Cannot allocate memory|fi_\w{1,40}\b.{0,120}\(-12\)"
-        ),
-        _observe("rdma-enomem"),
-    ),
-    (
-        re.compile(
-            r"fi_getinfo:? -61\b|fi_getinfo\(\) call failed: No data available|"
-            r"No eligible providers were found|Couldn't find any optimal provider|"
-            r"EFA libfabric provider not detected"
-        ),
-        _observe("efa-provider-missing"),
-    ),
-    (
-        re.compile(r"version ['\u2018]?(FABRIC_\d{1,2}\.\d{1,3})['\u2019]? not found"),
-        lambda line, match: [ObservationFact(line, "libfabric-symbol-missing", match.group(1))],
-    ),
-    (
-        re.compile(
-            r"fabric manager NVIDIA GPU driver interface version (\S{1,30}) do(?:n't|esn't|es not) "
-            r"match with driver version (\S{1,30})"
-        ),
-        _fm_mismatch,
-    ),
-    (
-        re.compile(
-            r"\b(?:ml\.)?((?:p\d[a-z0-9-]{0,12}|g\d[a-z0-9]{0,6}|trn\d[a-z0-9]{0,6}|inf\d[a-z0-9]{0,6})"
-            r"\.\d{0,2}x?large)\b",
-            re.IGNORECASE,
-        ),
-        _instance,
-    ),
+CATALOGUE = Path(__file__).with_name("messages.toml")
+_KINDS = frozenset(get_args(ObservationKind))
+_FACT_KINDS = frozenset(
+    {
+        "observation",
+        "driver-cuda",
+        "gpu",
+        "torch-archs",
+        "cudnn-loaded",
+        "toolkit",
+        "nccl-loaded",
+        "instance",
+        "peermem",
+        "memlock-kb",
+    }
 )
 
 
-def line_facts(line: Line) -> list[Fact]:
-    facts: list[Fact] = []
-    for pattern, handler in SIGNATURES:
-        found = pattern.search(line.text)
+@dataclass(frozen=True)
+class Signature:
+    """One message of the catalogue."""
+
+    id: str
+    source: str
+    meaning: str
+    pattern: re.Pattern[str]
+    facts: tuple[dict[str, str], ...]
+    example: str
+    example_url: str
+    requires: re.Pattern[str] | None = None
+    excludes: re.Pattern[str] | None = None
+    # Literal strings of which every match contains one: a line without any is skipped without
+    # running the expression (a 5 MB log is mostly lines no message matches).
+    needles: tuple[str, ...] = ()
+    blind: bool = False  # case-blind: needles are lowered and looked for in the lowered line
+
+    def could_match(self, text: str, lowered: str) -> bool:
+        if not self.needles:
+            return True
+        haystack = lowered if self.blind else text
+        return any(needle in haystack for needle in self.needles)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        found = self.pattern.search(text)
+        if found is None:
+            return None
+        if self.requires is not None and self.requires.search(text) is None:
+            return None
+        if self.excludes is not None and self.excludes.search(text) is not None:
+            return None
+        return found
+
+    def facts_for(self, line: Line, found: re.Match[str]) -> list[Fact]:
+        groups = [found.group(0), *(g or "" for g in found.groups())]
+        return [_fact(line, spec, groups) for spec in self.facts]
+
+
+def _fill(template: str, groups: list[str]) -> str:
+    return template.format(*groups).strip()
+
+
+def _gpu_name(raw: str) -> str:
+    """The GPU's name without what precedes it on the line (``UserWarning:``, a log prefix)."""
+    return re.sub(r"^.{0,80}?(?:UserWarning:|Warning:)\s*", "", raw).strip()
+
+
+def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
+    kind = spec["kind"]
+    value = _fill(spec.get("value", ""), groups)
+    if kind == "observation":
+        observe = cast(ObservationKind, spec["observe"])
+        return ObservationFact(line, observe, value or None)
+    if kind == "driver-cuda":
+        return ComponentFact(line, ComponentName.DRIVER, cuda=versions.cuda_from_int(int(value)))
+    if kind == "gpu":
+        sm = _fill(spec["sm"], groups)
+        cc = f"{sm[:-1]}.{sm[-1]}"
+        return GpuFact(line, _gpu_name(_fill(spec["name"], groups)), compute_capability=cc)
+    if kind == "torch-archs":
+        return ComponentFact(line, ComponentName.TORCH, archs=value.split())
+    if kind == "cudnn-loaded":
+        return ComponentFact(line, ComponentName.CUDNN, version=value, properties={"loaded": "yes"})
+    if kind == "toolkit":
+        return toolkit_fact(line, value)
+    if kind == "nccl-loaded":
+        return ObservationFact(line, "nccl-loaded", value)
+    if kind == "instance":
+        return InstanceFact(line, value.lower())
+    if kind == "peermem":
+        return RuntimeFact(line, "peermem_loaded", False)
+    # memlock-kb: a limit stated in KiB, as ulimit -l and UCX print it
+    return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+
+
+MIN_NEEDLE = 3
+
+
+def _needles(items: Any) -> set[str] | None:
+    """Literal strings one of which every match of the parsed sequence ``items`` contains;
+    None when no such set is known (then the expression always runs)."""
+    candidates: list[set[str]] = []
+    run = ""
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run += chr(av)
+            continue
+        if len(run) >= MIN_NEEDLE:
+            candidates.append({run})
+        run = ""
+        if op is _sre.SUBPATTERN:
+            inner = _needles(av[-1])
+            if inner is not None:
+                candidates.append(inner)
+        elif op is _sre.BRANCH:
+            branches = [_needles(branch) for branch in av[1]]
+            if all(b is not None for b in branches):
+                candidates.append(set().union(*(b for b in branches if b is not None)))
+    if len(run) >= MIN_NEEDLE:
+        candidates.append({run})
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: min(len(n) for n in c))
+
+
+def needles_of(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    found = _needles(_sre_parse.parse(pattern.pattern, pattern.flags))
+    if found is None:
+        return ()
+    if pattern.flags & re.IGNORECASE:
+        found = {n.lower() for n in found}
+    return tuple(sorted(found))
+
+
+def _compile(pattern: str, flags: str = "") -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE if "i" in flags else 0)
+
+
+def _signature(entry: dict[str, Any]) -> Signature:
+    where = entry.get("id", "?")
+    for spec in entry["facts"]:
+        if spec["kind"] not in _FACT_KINDS:
+            raise StackcheckError(f"{CATALOGUE.name}: {where}: unknown fact kind {spec['kind']!r}")
+        if spec["kind"] == "observation" and spec["observe"] not in _KINDS:
+            raise StackcheckError(
+                f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}"
+            )
+    flags = entry.get("flags", "")
+    pattern = _compile(entry["pattern"], flags)
+    return Signature(
+        id=entry["id"],
+        source=entry["source"],
+        meaning=entry["meaning"],
+        pattern=pattern,
+        facts=tuple(entry["facts"]),
+        example=entry["example"],
+        example_url=entry["example_url"],
+        requires=_compile(entry["requires"], flags) if "requires" in entry else None,
+        excludes=_compile(entry["excludes"], flags) if "excludes" in entry else None,
+        needles=needles_of(pattern),
+        blind=bool(pattern.flags & re.IGNORECASE),
+    )
+
+
+@cache
+def catalogue() -> tuple[Signature, ...]:
+    """The message catalogue, read once."""
+    data = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
+    return tuple(_signature(entry) for entry in data["message"])
+
+
+# Screening works on text with every digit made 0: a needle found in a line is then found in the
+# line's screened form too, and the log lines of different ranks, channels and hosts mostly
+# screen to the same text, so one answer serves thousands of lines.
+_DIGITS = str.maketrans("123456789", "000000000")
+_SCREENED_MAX = 1 << 16  # remembered screen answers; the memo is emptied when it is full
+_screened: dict[str, bool] = {}
+
+
+def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The longest digit-free piece of each needle; None if one has no piece long enough."""
+    pieces = []
+    for needle in needles:
+        piece = max(re.split(r"\d", needle), key=len)
+        if len(piece) < MIN_NEEDLE:
+            return None
+        pieces.append(piece)
+    return tuple(pieces)
+
+
+@cache
+def _screen() -> tuple[
+    tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]
+]:
+    """The screen's needles (digit-free; lowered for case-blind signatures), the signatures it
+    covers, and those it cannot (no needle, or only digits in one), which always run."""
+    plain: set[str] = set()
+    blind: set[str] = set()
+    screened: list[Signature] = []
+    always: list[Signature] = []
+    for signature in catalogue():
+        pieces = _digit_free(signature.needles) if signature.needles else None
+        if pieces is None:
+            always.append(signature)
+            continue
+        (blind if signature.blind else plain).update(pieces)
+        screened.append(signature)
+    return tuple(sorted(plain)), tuple(sorted(blind)), tuple(screened), tuple(always)
+
+
+def _could_match_any(text: str) -> bool:
+    """Whether any screened signature's needle is in ``text``."""
+    key = text.translate(_DIGITS)
+    known = _screened.get(key)
+    if known is not None:
+        return known
+    plain, blind, _, _ = _screen()
+    lowered = key.lower()
+    hit = any(n in key for n in plain) or any(n in lowered for n in blind)
+    if len(_screened) >= _SCREENED_MAX:
+        _screened.clear()
+    _screened[key] = hit
+    return hit
+
+
+def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
+    """Each signature found on ``line``, with the facts it states there."""
+    found_all: list[tuple[Signature, list[Fact]]] = []
+    text = line.text
+    always = _screen()[3]
+    lowered = text.lower()
+    candidates = catalogue() if _could_match_any(text) else always
+    for signature in candidates:
+        if not signature.could_match(text, lowered):
+            continue
+        found = signature.match(text)
         if found is not None:
-            facts.extend(handler(line, found))
-    return facts
+            found_all.append((signature, signature.facts_for(line, found)))
+    return found_all
+
+
+def line_facts(line: Line) -> list[Fact]:
+    return [fact for _, facts in matches(line) for fact in facts]

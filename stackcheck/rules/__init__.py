@@ -32,7 +32,11 @@ from stackcheck.rules.env_vars import (
     NgcEntrypointBypassed,
     VersionBoundPreset,
 )
-from stackcheck.rules.fabric_manager import FabricManagerNotRunning, FabricManagerVersionMismatch
+from stackcheck.rules.fabric_manager import (
+    FabricManagerNotRunning,
+    FabricManagerVersionMismatch,
+    FabricManagerWithoutNvswitch,
+)
 from stackcheck.rules.fleet_drift import (
     ComponentDrift,
     EnvDrift,
@@ -165,6 +169,7 @@ RULES: tuple[Rule, ...] = (
     GpuNicAcrossNuma(),
     HardwarePathDrift(),
     *DOCKERFILE_RULES,
+    FabricManagerWithoutNvswitch(),
 )
 
 

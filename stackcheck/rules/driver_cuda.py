@@ -156,7 +156,9 @@ class DriverLibraryMismatch(Rule):
     title = "Kernel module and user-space driver differ"
     doc = RuleDoc(
         what="Compares the loaded NVIDIA kernel module's version with the version of the "
-        "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use.",
+        "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use, and "
+        "reads the verdicts that say they differ (`Failed to initialize NVML: Driver/library "
+        "version mismatch`, `NVRM: API mismatch`).",
         why="They must be the same release. After a driver upgrade without a reboot, or a "
         "container carrying its own driver libraries, NVML fails with `Driver/library version "
         "mismatch` and CUDA cannot initialise.",
@@ -167,6 +169,15 @@ class DriverLibraryMismatch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("driver-library-mismatch")
+        if said:
+            # NVML's or the kernel module's own verdict, whether or not both versions were shown.
+            yield self.finding(
+                "The user-space driver and the loaded kernel module are different releases, as "
+                f"reported: {(said[0].value or '')[:160]}.",
+                [o.evidence for o in said[:2]],
+            )
+            return
         found = ctx.installations(ComponentName.DRIVER)
         kernel = {i.version for i in found if i.origin == "kernel" and i.version}
         user = [i for i in found if i.origin == "system" and i.version and i.version not in kernel]
@@ -186,7 +197,8 @@ class ForwardCompatUnsupportedGpu(Rule):
     title = "Forward compatibility on a GPU that does not allow it"
     doc = RuleDoc(
         what="Finds CUDA that only runs through the forward-compatibility libraries "
-        "(cuda-compat) on a GPU that is not a data-center part.",
+        "(cuda-compat) on a GPU that is not a data-center part, and reads CUDA's error 804 that "
+        "says so.",
         why="Forward compatibility is supported on NVIDIA data-center GPUs only; elsewhere CUDA "
         "initialisation fails with error 804 (`forward compatibility was attempted on non "
         "supported HW`).",
@@ -200,6 +212,16 @@ class ForwardCompatUnsupportedGpu(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        errors = [o for o in ctx.snapshot.observations("cuda-error") if o.value == "804"]
+        if errors:
+            yield self.finding(
+                "CUDA failed with error 804 (forward compatibility was attempted on non supported "
+                "HW): the driver is older than the CUDA the process needs, and this GPU cannot "
+                "run newer CUDA through the compat libraries.",
+                [o.evidence for o in errors[:2]]
+                + [e for g in ctx.gpus[:1] for e in g.evidence[:1]],
+            )
+            return
         consumer_gpus = [g for g in ctx.gpus if g.known is not None and not g.known.datacenter]
         if not consumer_gpus:
             return

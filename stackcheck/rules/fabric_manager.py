@@ -125,3 +125,46 @@ class FabricManagerVersionMismatch(Rule):
                     f"{driver.version}: it will refuse to start.",
                     [*manager.evidence, *driver.evidence[:1]],
                 )
+
+
+class FabricManagerWithoutNvswitch(Rule):
+    id = "SC1201"
+    name = "fabric-manager-without-nvswitch"
+    family = "fabric-manager"
+    severity = Severity.WARNING
+    title = "Fabric manager started on a system without NVSwitch"
+    doc = RuleDoc(
+        what="Reads the fabric manager's own complaint that it found no NVSwitch to manage "
+        "(`request to query NVSwitch device information from NVSwitch driver failed with "
+        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`).",
+        why="nvidia-fabricmanager only serves NVSwitch systems (HGX boards: DGX-2, A100/H100/"
+        "B200 SXM). On PCIe GPUs, including pairs joined by an NVLink bridge, it has nothing to "
+        "do and exits with an error, so its service shows as failed although the GPUs work "
+        "without it (NVIDIA/gpu-operator#610).",
+        example="Two A40s with an NVLink bridge; `systemctl start nvidia-fabricmanager` fails "
+        "with NV_WARN_NOTHING_TO_DO.",
+        fix="Disable and remove the fabric manager on this machine (`systemctl disable --now "
+        "nvidia-fabricmanager`); NVLink bridges need no fabric manager. If the machine does have "
+        "NVSwitches, check that the NVSwitch kernel driver is loaded.",
+        references=("https://github.com/NVIDIA/gpu-operator/issues/610",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("fabric-manager-no-nvswitch")
+        if not said:
+            return
+        needs = _nvswitch_evidence(ctx)
+        if needs:
+            yield self.finding(
+                "The fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO), yet this machine "
+                "should have NVSwitches: the NVSwitch driver does not see them, so the fabric "
+                "cannot come up.",
+                [said[0].evidence, *needs],
+                severity=Severity.ERROR,
+            )
+            return
+        yield self.finding(
+            "The fabric manager found no NVSwitch to manage (NV_WARN_NOTHING_TO_DO): this "
+            "machine does not need it; the failing service can be disabled.",
+            [said[0].evidence],
+        )

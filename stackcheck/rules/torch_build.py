@@ -21,7 +21,8 @@ class CpuOnlyTorch(Rule):
     doc = RuleDoc(
         what="Finds PyTorch builds without CUDA (`+cpu`, `torch.version.cuda` None, no "
         "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver, or in an image "
-        "built for GPUs (a CUDA base image, NVIDIA_REQUIRE_CUDA or CUDA_VERSION in its config).",
+        "built for GPUs (a CUDA base image, NVIDIA_REQUIRE_CUDA or CUDA_VERSION in its config); "
+        "and reads PyTorch's `Torch not compiled with CUDA enabled`.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -32,6 +33,15 @@ class CpuOnlyTorch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("torch-cpu-only")
+        if said:
+            # PyTorch's own verdict: the program asked a CPU-only build for a GPU.
+            yield self.finding(
+                "PyTorch has no CUDA support, and the program asked it for a GPU: "
+                f"{(said[0].value or '')[:120]}.",
+                [o.evidence for o in said[:2]],
+            )
+            return
         builds = ctx.installations(ComponentName.TORCH)
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
         if not ctx.has_nvidia_gpu:

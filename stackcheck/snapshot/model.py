@@ -235,6 +235,9 @@ ObservationKind = Literal[
     "base-image-floating",  # a build recipe's base image has no tag, or a moving one (latest)
     "pip-constraint-cleared",  # NGC's PIP_CONSTRAINT emptied before a later pip install
     "pip-unquoted-specifier",  # `pip install pkg>=X` unquoted: the shell redirects to a file
+    "driver-library-mismatch",  # NVML / NVRM: user-space driver and kernel module differ
+    "torch-cpu-only",  # "Torch not compiled with CUDA enabled": a CPU build asked for a GPU
+    "fabric-manager-no-nvswitch",  # the fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO)
 ]
 
 

@@ -11,10 +11,12 @@ from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
 from stackcheck.ingest.formats.df import Df
 from stackcheck.ingest.formats.docker_run import DockerRun
 from stackcheck.ingest.formats.dockerfile import Dockerfile
+from stackcheck.ingest.formats.ds_report import DsReport
 from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
 from stackcheck.ingest.formats.gpu_list import GpuList
+from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
 from stackcheck.ingest.formats.ibv_devinfo import IbvDevinfo
 from stackcheck.ingest.formats.kernel_log import KernelLog
@@ -32,6 +34,8 @@ from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
 from stackcheck.ingest.formats.prose import Prose
 from stackcheck.ingest.formats.python_packages import PythonPackages
+from stackcheck.ingest.formats.system_packages import SystemPackages
+from stackcheck.ingest.formats.torch_config import TorchConfig
 from stackcheck.ingest.formats.ulimit import Ulimit
 
 PROSE = Prose()
@@ -64,6 +68,10 @@ FORMATS: tuple[Format, ...] = (
     KernelLog(),
     IbvDevinfo(),
     NvlinkStatus(),
+    SystemPackages(),
+    HuggingFaceEnv(),
+    DsReport(),
+    TorchConfig(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

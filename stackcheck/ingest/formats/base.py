@@ -26,6 +26,9 @@ class Format(ABC):
     # Whether error signatures and instance types are read from its lines: not from a recipe
     # (a Dockerfile's `# for p5.48xlarge` comment or `echo "NCCL WARN"` is no observation).
     line_facts: ClassVar[bool] = True
+    # Set where a line that opens this format always continues an open segment of it, so
+    # segmenting need not ask ``continues`` (a log of 60,000 lines asks it 60,000 times).
+    own_anchor_continues: ClassVar[bool] = False
 
     def opens(self, line: Line) -> bool:
         return self.anchor is not None and self.anchor.search(line.text) is not None
@@ -41,6 +44,10 @@ class Format(ABC):
         line inside a continued Dockerfile instruction or a heredoc)."""
         del line, segment
         return False
+    def logical(self, lines: Sequence[Line]) -> list[Line]:
+        """The segment's lines as the tool printed them (a format whose lines get wrapped in
+        pasting joins the pieces back); the physical lines by default."""
+        return list(lines)
 
     @abstractmethod
     def parse(self, lines: Sequence[Line]) -> list[Fact]:

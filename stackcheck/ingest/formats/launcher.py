@@ -10,9 +10,22 @@ from stackcheck.ingest.facts import Fact
 from stackcheck.ingest.formats.base import Format, continued, joined
 from stackcheck.ingest.formats.docker_run import tokens
 from stackcheck.ingest.formats.env_dump import env_facts
+from stackcheck.ingest.formats.prose import settings
 from stackcheck.ingest.lines import Line
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w{0,100})=(.{0,4000})$")
+# What may precede the launcher on a command line: assignments, env/sudo/exec, a path, a prompt.
+_COMMAND_PREFIX = re.compile(
+    r"^(?:\s*(?:[A-Za-z_]\w{0,100}=\S{0,400}|env|sudo|exec|nohup|time|srun\s\S{0,200}|"
+    r"[\w./~-]{0,200}/|\$|#))*\s*$"
+)
+
+
+def _sentence(line: Line, anchor: re.Pattern[str]) -> bool:
+    """Whether the launcher is named inside a sentence ("we run torchrun with ...") rather
+    than starting a command line."""
+    found = anchor.search(line.text)
+    return found is not None and not _COMMAND_PREFIX.match(line.text[: found.start() + 1])
 
 
 class Launcher(Format):
@@ -23,10 +36,18 @@ class Launcher(Format):
         r"\bpython\S{0,10} -m torch\.distributed\.(?:launch|run)\b"
     )
 
+    def opens(self, line: Line) -> bool:
+        # ds_report's "deepspeed info ......" names DeepSpeed, not its launcher
+        return super().opens(line) and "...." not in line.text
+
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return continued(segment)
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        assert self.anchor is not None
+        if _sentence(lines[0], self.anchor):
+            # A sentence that names a launcher states its settings as any sentence does.
+            return [fact for line in lines for fact in settings(line)]
         words = tokens(joined(lines))
         facts: list[Fact] = []
         leading = True

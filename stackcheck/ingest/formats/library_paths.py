@@ -1,5 +1,6 @@
-"""Libraries listed by ``ldconfig -p``, ``ldd``, ``find`` or ``ls -l``: a library's real file name
-carries its version (``libnccl.so.2.28.3``, ``libcuda.so.375.82``, ``libcudart.so.9.1``)."""
+"""Libraries listed by ``ldconfig -p``, ``ldd``, ``find``, ``ls -l`` or ``tree``: a library's
+real file name carries its version (``libnccl.so.2.28.3``, ``libcuda.so.375.82``,
+``libcudart.so.9.1``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ _NAME = r"lib[\w+-]{1,60}\.so(?:\.\d{1,6}){0,4}"
 _LDCONFIG = re.compile(rf"^\s*({_NAME})\s+\([^)]{{1,40}}\)\s+=>\s+(/\S{{1,400}})")
 _LDD = re.compile(rf"^\s*({_NAME})\s+=>\s+(/\S{{1,400}}|not found)")
 _PATH = re.compile(rf"^\s*(/\S{{0,400}}/({_NAME}))\s*$")
+# tree(1): "│   ├── libnccl.so.2 -> libnccl.so.2.5.6"
+_TREE = re.compile(rf"^[\s│├└─|`-]{{2,60}}\s({_NAME})(?:\s+->\s+(\S{{1,400}}))?\s*$")
 _LS = re.compile(
     rf"^[-l][rwxsStT-]{{9}}[.+@]?\s.{{0,200}}?\s({_NAME})(?:\s+->\s+(\S{{1,400}}))?\s*$"
 )
@@ -45,7 +48,9 @@ class LibraryPaths(Format):
     name = "library_paths"
     title = "library listing (ldconfig -p, ldd, find, ls -l)"
     anchor = re.compile(r"^\s*\d{1,6} libs found in cache")
-    member = re.compile(rf"{_LDCONFIG.pattern}|{_LDD.pattern}|{_PATH.pattern}|{_LS.pattern}")
+    member = re.compile(
+        rf"{_LDCONFIG.pattern}|{_LDD.pattern}|{_PATH.pattern}|{_LS.pattern}|{_TREE.pattern}"
+    )
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
@@ -58,7 +63,7 @@ class LibraryPaths(Format):
                 fact = library_fact(line, real, path) or library_fact(line, name, path)
             elif (found := _PATH.match(text)) is not None:
                 fact = library_fact(line, found.group(2), found.group(1))
-            elif (found := _LS.match(text)) is not None:
+            elif (found := _LS.match(text) or _TREE.match(text)) is not None:
                 target = found.group(2)
                 fact = (
                     library_fact(line, posixpath.basename(target), None) if target else None

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from stackcheck import versions
 from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact, InstanceFact, ObservationFact
 from stackcheck.ingest.formats.base import Format
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
@@ -63,7 +63,8 @@ def _plugin_error(line: Line, message: str) -> Fact:
 
 
 def line_facts(line: Line) -> list[Fact]:
-    """What one log line says; [] for the many lines that say nothing about the stack."""
+    """What one log line says; [] for the many lines that say nothing about the stack. Each
+    expression runs only where its fixed words are (a 5 MB log is mostly channel lines)."""
     text = line.text
     facts: list[Fact] = []
     if "NCCL version" in text and (found := _NCCL_VERSION.search(text)):
@@ -71,9 +72,41 @@ def line_facts(line: Line) -> list[Fact]:
         facts.append(
             ComponentFact(line, ComponentName.NCCL, version=found.group(1), cuda=found.group(2))
         )
-    if (found := _DRIVER_CUDA.search(text)) is not None:
+    if "cudaDriverVersion" in text and (found := _DRIVER_CUDA.search(text)) is not None:
         cuda = versions.cuda_from_int(int(found.group(1)))
         facts.append(ComponentFact(line, ComponentName.DRIVER, cuda=cuda))
+    if "NET/OFI" in text:
+        facts.extend(_ofi_facts(line, text))
+    if "rovider is" in text and (found := _PROVIDER.search(text)) is not None:
+        facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
+    if "Using network" in text and (found := _NETWORK.search(text)) is not None:
+        facts.append(ObservationFact(line, "net-transport", found.group(1)))
+    if "via NET/" in text and (found := _CHANNEL.search(text)) is not None:
+        transport = found.group(1).strip()
+        facts.append(ObservationFact(line, "net-transport", transport))
+        if transport != "Socket":
+            facts.append(ObservationFact(line, "net-gdr", "yes" if found.group(2) else "no"))
+    if "NET/Plugin" in text or "dlerror" in text or "Plugin load" in text:
+        if (found := _DLERROR.search(text)) is not None:
+            facts.append(_plugin_error(line, found.group(1)))
+        elif _NO_PLUGIN.search(text):
+            facts.append(ObservationFact(line, "net-plugin-missing", "libnccl-net.so"))
+    if "ailed" in text and (found := _PLUGIN_FAILED.search(text)) is not None:
+        facts.append(ObservationFact(line, "net-plugin-failed", found.group(0)))
+    if "GDR disabled" in text and (found := _GDR_OFF.search(text)) is not None:
+        facts.append(ObservationFact(line, "gdr-disabled", found.group(1)))
+        facts.append(InstanceFact(line, found.group(1)))
+    if (
+        "set by environment" in text
+        and (found := _SET_BY_ENV.search(text)) is not None
+        and is_recorded(found.group(1))
+    ):
+        facts.append(EnvFact(line, found.group(1), found.group(2)))
+    return facts
+
+
+def _ofi_facts(line: Line, text: str) -> list[Fact]:
+    facts: list[Fact] = []
     if (found := _OFI.search(text)) is not None:
         facts.append(
             ComponentFact(
@@ -85,29 +118,30 @@ def line_facts(line: Line) -> list[Fact]:
         )
     if (found := _LIBFABRIC.search(text)) is not None:
         facts.append(ComponentFact(line, ComponentName.LIBFABRIC, version=found.group(1)))
-    if (found := _PROVIDER.search(text)) is not None:
-        facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
-    if (found := _NETWORK.search(text)) is not None:
-        facts.append(ObservationFact(line, "net-transport", found.group(1)))
-    if (found := _CHANNEL.search(text)) is not None:
-        transport = found.group(1).strip()
-        facts.append(ObservationFact(line, "net-transport", transport))
-        if transport != "Socket":
-            facts.append(ObservationFact(line, "net-gdr", "yes" if found.group(2) else "no"))
-    if (found := _DLERROR.search(text)) is not None:
-        facts.append(_plugin_error(line, found.group(1)))
-    elif _NO_PLUGIN.search(text):
-        facts.append(ObservationFact(line, "net-plugin-missing", "libnccl-net.so"))
-    if (found := _PLUGIN_FAILED.search(text)) is not None:
-        facts.append(ObservationFact(line, "net-plugin-failed", found.group(0)))
-    if (found := _GDR_OFF.search(text)) is not None:
-        facts.append(ObservationFact(line, "gdr-disabled", found.group(1)))
-        facts.append(InstanceFact(line, found.group(1)))
     if _MEMREG.search(text):
         facts.append(ObservationFact(line, "ofi-memory-registration-failed"))
-    if (found := _SET_BY_ENV.search(text)) is not None and is_recorded(found.group(1)):
-        facts.append(EnvFact(line, found.group(1), found.group(2)))
     return facts
+
+
+_LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b")
+WRAP_MIN = 60  # a line this long may have been wrapped by a browser
+# A wrapped tail is a fragment of a log line, not the start of a sentence ("Getting this error").
+_SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
+
+
+def _log_line(text: str) -> bool:
+    return "NCCL " in text and _LOG_LINE.search(text) is not None
+
+
+def _wraps(line: Line, before: Line) -> bool:
+    """Whether ``line`` is the wrapped tail of the log line ``before``."""
+    return (
+        len(before.text) >= WRAP_MIN
+        and not _log_line(line.text)
+        and not line.blank
+        and _log_line(before.text)
+        and _SENTENCE.match(line.text) is None
+    )
 
 
 class NcclLog(Format):
@@ -117,8 +151,24 @@ class NcclLog(Format):
         r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b"
     )
     blank_ok = True
+    own_anchor_continues = True
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return self.opens(line) or (bool(segment) and _wraps(line, segment[-1]))
+
+    def logical(self, lines: Sequence[Line]) -> list[Line]:
+        logical: list[Line] = []
+        tail: Line | None = None  # the last physical line of the current logical line
+        for line in lines:
+            if logical and tail is not None and _wraps(line, tail):
+                logical[-1] = joined_line(logical[-1], line)
+            else:
+                logical.append(line)
+            tail = line
+        return logical
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        """Facts of the segment's logical lines (``logical``: read_report joins them once)."""
         facts: list[Fact] = []
         for line in lines:
             facts.extend(line_facts(line))

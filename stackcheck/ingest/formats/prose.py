@@ -1,17 +1,24 @@
 """Lines no format claims. People state settings in sentences ("it works with
 NCCL_P2P_DISABLE =1"); such ``NAME=value`` statements are read, except inside the hints that
 tools print (PyTorch's "consider passing CUDA_LAUNCH_BLOCKING=1", NCCL's "run with
-NCCL_DEBUG=INFO for details"), which are advice, not settings."""
+NCCL_DEBUG=INFO for details"), which are advice, not settings.
+
+Of the versions sentences state, only the driver's is read ("the driver is 535.104.05",
+"NVIDIA driver 550.54.15"): a driver release number cannot be mistaken for another component's,
+and a sentence that suggests a version ("upgrade to 550", "requires >= 535") is skipped. Other
+components named in prose ("NCCL 2.18", "CUDA 12.4") stay unread: the same sentence often names
+the installed version next to the wanted one, or a toolkit next to the driver's CUDA."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import EnvFact, Fact
+from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
+from stackcheck.snapshot.model import ComponentName
 
 _SETTING = re.compile(
     r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}([\w./:,^@+-]{1,400})"
@@ -21,6 +28,31 @@ _HINT = re.compile(
     r"set the environment variable)\s{1,4}\S{0,80}$",
     re.IGNORECASE,
 )
+
+
+_DRIVER = re.compile(
+    r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?\s?[:=]?\s?(?:v|R)?"
+    r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b",
+    re.IGNORECASE,
+)
+_SUGGESTION = re.compile(
+    r"\b(?:upgrad\w{0,3}|updat\w{0,3}|downgrad\w{0,3}|try|should|recommend\w{0,2}|instead|"
+    r"later|newer|at least|minimum|requires?|required|needs?|supports?|supported|latest|"
+    r"suggest\w{0,2}|please|switch\w{0,3})\b|>=?|<",
+    re.IGNORECASE,
+)
+
+
+def stated_versions(line: Line) -> list[Fact]:
+    """The driver version a sentence states as the one in use."""
+    found = _DRIVER.search(line.text)
+    if found is None or _SUGGESTION.search(line.text):
+        return []
+    return [
+        ComponentFact(
+            line, ComponentName.DRIVER, version=found.group(1), properties={"stated": "prose"}
+        )
+    ]
 
 
 class Prose(Format):
@@ -34,11 +66,15 @@ class Prose(Format):
         return False
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        facts: list[Fact] = []
-        for line in lines:
-            for found in _SETTING.finditer(line.text):
-                name = found.group(1)
-                if not is_recorded(name) or _HINT.search(line.text[: found.start()] + name):
-                    continue
-                facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
-        return facts
+        return [fact for line in lines for fact in (*settings(line), *stated_versions(line))]
+
+
+def settings(line: Line) -> list[Fact]:
+    """The ``NAME=value`` settings a sentence states."""
+    facts: list[Fact] = []
+    for found in _SETTING.finditer(line.text):
+        name = found.group(1)
+        if not is_recorded(name) or _HINT.search(line.text[: found.start()] + name):
+            continue
+        facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
+    return facts

@@ -1,0 +1,103 @@
+"""System package listings: ``dpkg -l``, ``apt list --installed``, ``apt search``, ``rpm -qa``.
+
+A package's name and version say which NCCL, cuDNN, driver, fabric manager or CUDA runtime the
+system holds (``libnccl2 2.18.3-1+cuda12.2``, ``libnccl-2.9.9-1+cuda11.3.x86_64``,
+``nvidia-fabricmanager-550 550.90.07-1``). Removed packages (``rc``) and ones never installed
+(``un``) say nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.snapshot.model import ComponentName
+
+_ARCH = r"(?:amd64|arm64|i386|all|x86_64|aarch64|noarch|i686|ppc64le)"
+_DPKG = re.compile(
+    rf"^\s*([ihrpuU][iUcHFWtn])\s+([a-z0-9][\w+.-]{{0,100}}?)(?::\w{{1,10}})?\s+(\S{{1,80}})\s+{_ARCH}\b"
+)
+_APT = re.compile(
+    rf"^\s*([a-z0-9][\w+.-]{{0,100}})/\S{{0,80}}\s+(\S{{1,80}})\s+{_ARCH}(?:\s+\[([\w,-]{{0,80}})\])?"
+)
+_RPM = re.compile(
+    rf"^\s*([A-Za-z][\w+.-]{{0,100}}?)-(\d[\w.+~]{{0,40}})-([\w.+~]{{1,60}})\.{_ARCH}\s*$"
+)
+_HEADER = re.compile(
+    r"^\|\|/ Name\s|^Desired=Unknown/Install|^Listing\.\.\.|^Sorting\.\.\.|^Full Text Search"
+)
+_CUDA_TAG = re.compile(r"\+cuda(\d{1,2}\.\d{1,2})")
+_PACKAGES = (
+    (re.compile(r"^libnccl2?$"), ComponentName.NCCL, re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3})")),
+    (
+        re.compile(r"^libcudnn\d{1,2}(?:-cuda-\d{1,2})?$"),
+        ComponentName.CUDNN,
+        re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3})"),
+    ),
+    (
+        re.compile(
+            r"^(?:nvidia-driver(?:-cuda)?|libnvidia-compute|nvidia-compute-utils|nvidia-utils|"
+            r"nvidia-kernel-common|cuda-drivers)(?:-\d{3})?(?:-server|-open)?$"
+        ),
+        ComponentName.DRIVER,
+        re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
+    ),
+    (
+        re.compile(r"^(?:nvidia-fabricmanager|cuda-drivers-fabricmanager)(?:-\d{3})?$"),
+        ComponentName.FABRIC_MANAGER,
+        re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
+    ),
+    (
+        re.compile(r"^cuda-cudart-\d{1,2}-\d{1,2}$"),
+        ComponentName.CUDA_RUNTIME,
+        re.compile(r"^(\d{1,2}\.\d{1,2}\.\d{1,4})"),
+    ),
+)
+
+
+def package_fact(line: Line, name: str, version: str) -> Fact | None:
+    for named, component, numbered in _PACKAGES:
+        if not named.match(name):
+            continue
+        found = numbered.match(version.split(":")[-1])  # an epoch (1:535.104) is not the version
+        if found is None:
+            return None
+        fact = ComponentFact(line, component, version=found.group(1))
+        fact.properties["package"] = f"{name} {version}"
+        tag = _CUDA_TAG.search(version)
+        if tag is not None and component is not ComponentName.DRIVER:
+            fact.cuda = tag.group(1)
+        elif component is ComponentName.CUDA_RUNTIME:
+            fact.cuda = ".".join(found.group(1).split(".")[:2])
+        return fact
+    return None
+
+
+class SystemPackages(Format):
+    name = "system_packages"
+    title = "system package listing (dpkg -l, apt list, rpm -qa)"
+    anchor = _HEADER
+    member = re.compile(f"{_DPKG.pattern}|{_APT.pattern}|{_RPM.pattern}")
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        for line in lines:
+            text = line.text
+            if (found := _DPKG.match(text)) is not None:
+                if found.group(1)[1] != "i":
+                    continue  # rc (removed, config left), un (never installed), ...
+                fact = package_fact(line, found.group(2), found.group(3))
+            elif (found := _APT.match(text)) is not None:
+                if "installed" not in (found.group(3) or ""):
+                    continue  # apt search lists what could be installed, too
+                fact = package_fact(line, found.group(1), found.group(2))
+            elif (found := _RPM.match(text)) is not None:
+                fact = package_fact(line, found.group(1), f"{found.group(2)}-{found.group(3)}")
+            else:
+                fact = None
+            if fact is not None:
+                facts.append(fact)
+        return facts

@@ -1,0 +1,46 @@
+"""``print(torch.__config__.show())``: how PyTorch was built. ``CUDA Runtime 11.1`` is the CUDA
+of the build, ``CuDNN 8.0.5`` the cuDNN it loaded (``Built with CuDNN`` the one it was built
+with), and the ``NVCC architecture flags`` list the GPU architectures it has kernels for."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.snapshot.model import ComponentName
+
+_CUDA = re.compile(r"^\s*-\s+CUDA Runtime (\d{1,2}\.\d{1,2})\s*$")
+_CUDNN = re.compile(r"^\s*-\s+Cu[Dd][Nn][Nn] (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$")
+_ARCHS = re.compile(r"^\s*-\s+NVCC architecture flags:\s*(.{0,2000})$")
+_CODE = re.compile(r"code=(sm_\d{2,3}[af]?)")
+
+
+class TorchConfig(Format):
+    name = "torch_config"
+    title = "torch.__config__.show()"
+    anchor = re.compile(r"^\s*PyTorch built with:\s*$")
+    member = re.compile(r"^\s{1,8}-\s")
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        facts: list[Fact] = []
+        for line in lines:
+            text = line.text
+            if (found := _CUDA.match(text)) is not None:
+                facts.append(ComponentFact(line, ComponentName.TORCH, cuda=found.group(1)))
+            elif (found := _CUDNN.match(text)) is not None:
+                facts.append(
+                    ComponentFact(
+                        line,
+                        ComponentName.CUDNN,
+                        version=found.group(1),
+                        properties={"loaded": "yes"},
+                    )
+                )
+            elif (found := _ARCHS.match(text)) is not None:
+                archs = list(dict.fromkeys(_CODE.findall(found.group(1))))
+                if archs:
+                    facts.append(ComponentFact(line, ComponentName.TORCH, archs=archs))
+        return facts

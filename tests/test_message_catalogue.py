@@ -1,0 +1,91 @@
+"""The message catalogue (stackcheck/ingest/messages.toml): every signature is tested with the
+real line it was written from, copied from the public thread its entry names."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from stackcheck.ingest import signatures
+from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
+from stackcheck.ingest.lines import split_lines
+
+CATALOGUE = signatures.catalogue()
+URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$")
+
+
+def test_the_catalogue_is_large_and_well_formed() -> None:
+    assert len(CATALOGUE) >= 60
+    assert len({s.id for s in CATALOGUE}) == len(CATALOGUE)
+    for signature in CATALOGUE:
+        assert signature.source and signature.meaning and signature.facts, signature.id
+        assert URL.match(signature.example_url), signature.id
+
+
+@pytest.mark.parametrize("signature", CATALOGUE, ids=[s.id for s in CATALOGUE])
+def test_each_signature_reads_its_real_example(signature: signatures.Signature) -> None:
+    """The example goes through the same cleaning as pasted text (prompts, backticks off)."""
+    line = split_lines(signature.example)[0]
+    found = {s.id: facts for s, facts in signatures.matches(line)}
+    assert signature.id in found, line.text
+    facts = found[signature.id]
+    assert len(facts) == len(signature.facts)
+    for spec, fact in zip(signature.facts, facts, strict=True):
+        if spec["kind"] == "observation":
+            assert isinstance(fact, ObservationFact) and fact.kind == spec["observe"]
+        elif spec["kind"] == "gpu":
+            assert isinstance(fact, GpuFact) and fact.compute_capability
+        elif spec["kind"] in ("peermem", "memlock-kb"):
+            assert isinstance(fact, RuntimeFact)
+        elif spec["kind"] == "nccl-loaded":
+            assert isinstance(fact, ObservationFact) and re.match(
+                r"^\d+\.\d+\.\d+$", fact.value or ""
+            )
+        elif spec["kind"] != "instance":
+            assert isinstance(fact, ComponentFact)
+
+
+def test_values_read_from_examples() -> None:
+    def read(signature_id: str) -> list[str]:
+        signature = next(s for s in CATALOGUE if s.id == signature_id)
+        line = split_lines(signature.example)[0]
+        return [fact.describe() for fact in signature.facts_for(line, signature.match(line.text))]  # type: ignore[arg-type]
+
+    assert read("torch-driver-too-old")[1] == "NVIDIA driver (version not stated) CUDA 11.6"
+    assert (
+        read("torch-gpu-not-compatible")[0] == "GPU: GeForce RTX 5090 D (compute capability 12.0)"
+    )
+    assert read("fabricmanager-driver-mismatch") == [
+        "observed fabric-manager-mismatch: 525.85.12 vs 530.41.03"
+    ]
+    assert read("torch-cudnn-incompatible")[0].endswith("compiled against 8.3.2, loaded 8.0.3")
+    assert read("ucx-memlock-limit")[1] == f"runtime memlock_bytes = {64 * 1024}"
+    assert read("deepspeed-cuda-mismatch")[0].startswith("CUDA toolkit 12.2")
+    assert read("vllm-using-nccl") == ["observed nccl-loaded: 2.21.5"]
+
+
+def test_plugin_messages_tell_missing_from_broken() -> None:
+    missing = split_lines(
+        "NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: "
+        "cannot open shared object file: No such file or directory"
+    )[0]
+    kinds = {f.kind for f in signatures.line_facts(missing) if isinstance(f, ObservationFact)}
+    assert kinds == {"net-plugin-missing"}
+    ordinary = split_lines(
+        "ImportError: libcudart.so.8.0: cannot open shared object file: No such file or directory"
+    )[0]
+    assert [f.describe() for f in signatures.line_facts(ordinary)] == [
+        "observed library-missing: libcudart.so.8.0"
+    ]
+
+
+def test_a_suggested_requirement_in_prose_is_still_the_tools_verdict() -> None:
+    """nvidia-container-cli's requirement is the image's, stated by the tool, not advice."""
+    line = split_lines(
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update "
+        "your driver to a newer version, or use an earlier cuda container: unknown"
+    )[0]
+    assert [f.describe() for f in signatures.line_facts(line)] == [
+        "observed driver-insufficient: the image needs CUDA >= 12.8"
+    ]
