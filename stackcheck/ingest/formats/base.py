@@ -44,6 +44,7 @@ class Format(ABC):
         line inside a continued Dockerfile instruction or a heredoc)."""
         del line, segment
         return False
+
     def logical(self, lines: Sequence[Line]) -> list[Line]:
         """The segment's lines as the tool printed them (a format whose lines get wrapped in
         pasting joins the pieces back); the physical lines by default."""
