@@ -87,6 +87,9 @@ class Gpu(Fact):
     memory_gb_marketed: float | None = Field(
         default=None, description="GB as NVIDIA markets the part (the name's '80GB')"
     )
+    memory_source: str | None = Field(
+        default=None, description="Where memory_gib was read (a recorded nvidia-smi output)"
+    )
     datacenter: bool = Field(description="Forward compatibility (cuda-compat) is allowed")
     first_cuda: str | None = None
     last_cuda_major: int | None = None
