@@ -33,7 +33,7 @@ def stale(monkeypatch: pytest.MonkeyPatch) -> date:
 def test_matrix_summary_lists_every_table_and_its_age(cli: Cli) -> None:
     done = cli("matrix")
     assert done.code == 0 and done.err == ""
-    assert "built 2026-12-02" in done.out
+    assert "built 2026-12-03" in done.out
     for table in ("cuda_release", "nccl", "ofi_nccl", "efa_installer", "dlami", "dlc", "ngc"):
         assert f"  {table} " in done.out
     document = json.loads(cli("matrix", "--json").out)
@@ -114,7 +114,7 @@ def test_stale_matrix_warns_on_stderr_for_text_and_in_json(
     cli: Cli, root: Root, stale: date
 ) -> None:
     text = cli("matrix")
-    assert text.err.startswith("stackcheck: warning: the compatibility matrix 2026.12.02")
+    assert text.err.startswith("stackcheck: warning: the compatibility matrix 2026.12.03")
     assert f"({MAX_AGE_DAYS + 1} days ago" in text.err
     document = json.loads(cli("matrix", "--json").out)
     assert document["matrix"]["stale"] is True
