@@ -110,7 +110,7 @@ def test_instances_carry_their_gpus_memory_figure(matrix: Matrix) -> None:
 def test_provenance_classes(matrix: Matrix) -> None:
     prefixes = matrix.primary_sources
     english = Fact.model_validate(
-        {"source": "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/x.html", "checked": "2026-12-03"}
+        {"source": "https://docs.aws.amazon.com/AWSEC2/latest/x.html", "checked": "2026-12-03"}
     )
     translated = english.model_copy(update={"via": "https://docs.aws.amazon.com/es_es/x.html"})
     samples = Fact.model_validate(

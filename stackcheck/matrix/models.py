@@ -82,7 +82,8 @@ class Gpu(Fact):
     compute_capability: str
     architecture: str
     memory_gib: float | None = Field(
-        default=None, description="GiB as the driver reports it (nvidia-smi memory.total MiB / 1024)"
+        default=None,
+        description="GiB as the driver reports it (nvidia-smi memory.total MiB / 1024)",
     )
     memory_gb_marketed: float | None = Field(
         default=None, description="GB as NVIDIA markets the part (the name's '80GB')"
