@@ -71,12 +71,13 @@ def run(args: argparse.Namespace) -> int:
     index = MatrixIndex(matrix)
     today = clock.today()
     stale = stale_warning(matrix, today)
+    body: dict[str, Any]
     if args.audit:
         body, text = _audit(matrix, args.table)
     elif args.table is None:
         rows = coverage(index)
         age = age_days(matrix, today)
-        body: dict[str, Any] = {
+        body = {
             "tables": [r.model_dump(mode="json") for r in rows],
             "overlays": overlays,
         }
