@@ -28,7 +28,7 @@ def archs(value: str) -> list[str]:
 
 
 def _labels(pattern: str) -> list[str]:
-    labels = []
+    labels: list[str] = []
     for label in pattern.split("|"):
         glob = _GLOB.match(label)
         labels += [glob.group(1) + d for d in glob.group(2)] if glob else [label]
