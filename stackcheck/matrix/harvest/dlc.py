@@ -14,7 +14,7 @@ _ARGS = {
     "CUDA_VERSION": "cuda",
     "CUDNN_VERSION": "cudnn",
     "EFA_VERSION": "efa",
-    "PYTHON_SHORT_VERSION": "python",
+    "PYTHON_VERSION": "python",
 }
 
 

@@ -1,6 +1,7 @@
 """An NVIDIA framework container release-notes page ("PyTorch Release 25.12", or a sibling
-framework's notes for the same month): the CUDA, cuDNN, NCCL and Python it lists and the driver
-branch its "Driver Requirements" section asks for."""
+framework's notes for the same month): the PyTorch build, CUDA, cuDNN, NCCL and Python it lists.
+The "Driver Requirements" branch is not harvested: the matrix takes the driver floor from the CUDA
+release (cuda.toml), which the notes' branch can undercut through minor-version compatibility."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ def harvest(text: str, source: str, day: date, tag: str | None = None) -> Harves
         "cudnn": version_in(text, r"cuDNN (\d+\.\d+\.\d+(?:\.\d+)?)"),
         "nccl": version_in(text, r"NCCL (\d+\.\d+\.\d+)"),
         "python": version_in(text, r"including Python (\d+\.\d+)"),
-        "min_driver": version_in(text, r"requires NVIDIA Driver release (\d+)"),
         "source": source,
         "checked": day,
     }
