@@ -149,7 +149,7 @@ def test_every_version_field_parses(matrix: Matrix) -> None:
 def test_official_pytorch_builds_of_images_are_torch_variants(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     for image in [*matrix.dlc, *matrix.ngc]:
-        if image.torch_build == "official":
+        if image.torch_build == "official" and image.torch:  # base images carry no PyTorch
             assert index.torch_variant(image.torch, image.torch_cuda or image.cuda), image.tag
 
 
