@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from stackcheck.errors import StackcheckError
 from stackcheck.matrix import load_matrix
 from stackcheck.matrix.harvest import (
     cuda_table3,
@@ -19,6 +20,7 @@ from stackcheck.matrix.harvest import (
     ngc_notes,
     ofi_nccl,
     pytorch_builds,
+    pytorch_wheel,
 )
 from stackcheck.matrix.harvest.cli import main
 from stackcheck.matrix.harvest.rows import Harvest, check, to_toml
@@ -117,6 +119,51 @@ def test_pytorch_builder_script_extends_the_base_list_and_skips_aarch64() -> Non
     _agrees(harvest)
 
 
+@pytest.mark.parametrize(
+    ("wheel", "line", "variant"),
+    [
+        # CUDA 12 wheels pin nvidia-cuda-runtime-cu12 (METADATA 2.1 "(==x)" form)
+        (
+            "torch-2.6.0-excerpt.whl",
+            "2.6",
+            {
+                "cuda": "12.4",
+                "cudnn": "9.1.0.70",
+                "nccl": "2.21.5",
+                "archs": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+            },
+        ),
+        # CUDA 13 wheels pin the cuda-toolkit metapackage instead
+        (
+            "torch-2.13.0-excerpt.whl",
+            "2.13",
+            {
+                "cuda": "13.0",
+                "cudnn": "9.20.0.48",
+                "nccl": "2.29.7",
+                "archs": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
+            },
+        ),
+    ],
+)
+def test_pytorch_wheel(wheel: str, line: str, variant: dict[str, object]) -> None:
+    harvest = pytorch_wheel.harvest(DATA / wheel, DAY, "https://pypi.org/project/torch/")
+    row = harvest.rows[0]
+    assert row["version"] == line
+    assert {k: v for k, v in row["variants"][0].items() if k != "source"} == variant
+    _agrees(harvest)
+
+
+def test_pytorch_wheel_wants_exactly_one_arch_string(tmp_path: Path) -> None:
+    two = b"\x00sm_80 sm_90\x00..\x00sm_70 sm_75\x00"
+    with pytest.raises(StackcheckError, match="found 2"):
+        pytorch_wheel.arch_list(two)
+    with pytest.raises(StackcheckError, match="found 0"):
+        pytorch_wheel.arch_list(b"no arch list here")
+    with pytest.raises(StackcheckError, match="cannot read"):
+        pytorch_wheel.harvest(tmp_path / "missing.whl", DAY)
+
+
 def test_dlc_dockerfile() -> None:
     text = (DATA / "dlc-pytorch-2.5-cu124-Dockerfile.gpu").read_text()
     harvest = dlc.harvest(
@@ -185,6 +232,7 @@ def test_toml_output_loads_as_matrix_rows(tmp_path: Path) -> None:
         ("efa_changelog", [str(DATA / "efa-changelog.md")]),
         ("cuda_table3", [str(DATA / "cuda-table3-excerpt.txt")]),
         ("ngc_notes", [str(DATA / "mxnet-rel-24-05.txt"), "--source", "https://docs.nvidia.com/x"]),
+        ("pytorch_wheel", [str(DATA / "torch-2.6.0-excerpt.whl")]),
     ],
 )
 def test_scripts_check_mode_passes_on_the_fixtures(

@@ -20,6 +20,7 @@ from stackcheck.matrix.harvest import (
     ngc_notes,
     ofi_nccl,
     pytorch_builds,
+    pytorch_wheel,
 )
 from stackcheck.matrix.harvest.rows import Harvest, check, to_toml
 
@@ -49,6 +50,10 @@ SOURCES: dict[str, tuple[str, Runner]] = {
     "pytorch_builds": (
         "build_cuda.sh at a release branch (--release, --source repo@commit:path)",
         lambda a, d: pytorch_builds.harvest(_text(a.path), a.release, a.source, d, a.versions),
+    ),
+    "pytorch_wheel": (
+        "a PyTorch wheel (libtorch_python.so's arch string, METADATA's CUDA/cuDNN/NCCL pins)",
+        lambda a, d: pytorch_wheel.harvest(a.path, d, a.source),
     ),
     "dlc": (
         "a DLC Dockerfile (--tag from its buildspec, --source repo@commit:path)",
