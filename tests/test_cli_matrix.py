@@ -53,7 +53,7 @@ def test_matrix_summary_lists_every_table_and_its_age(cli: Cli) -> None:
         (("ofi-nccl", "1.13.2"), "libfabric_min"),
         (("instance", "p5.48xlarge"), "H100: compute capability 9.0"),
         (("dlc", "2.6.0"), "end_of_patch"),
-        (("efa", "1.38.0"), "[unsure]"),
+        (("efa", "1.38.1"), "[unsure]"),
         (("dlami", "20260102"), "580.105.08"),
         (("ngc", "25.01"), "12.8.0"),
         (("driver", "535.161.07"), "runs CUDA up to 12.2.2"),
