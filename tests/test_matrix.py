@@ -13,7 +13,7 @@ from stackcheck.errors import StackcheckError
 from stackcheck.matrix import Matrix, MatrixIndex, bundled_dir, load_matrix
 from stackcheck.matrix.freshness import MAX_AGE_DAYS, stale_warning
 from stackcheck.matrix.index import instance_family
-from stackcheck.matrix.loader import read_tables
+from stackcheck.matrix.loader import META_KEYS, read_tables
 from stackcheck.matrix.models import TABLE_KEYS, Fact
 from stackcheck.matrix.requirements import driver_needs
 
@@ -26,7 +26,7 @@ else:  # pragma: no cover - Python 3.10
 def test_every_bundled_file_parses_into_known_tables() -> None:
     tables = read_tables(bundled_dir())
     assert tables["version"]
-    assert set(tables) - {"version", "built"} <= set(TABLE_KEYS)
+    assert set(tables) - set(META_KEYS) <= set(TABLE_KEYS)
 
 
 def test_every_entry_has_a_source_and_a_date(matrix: Matrix) -> None:
@@ -149,7 +149,7 @@ def test_every_version_field_parses(matrix: Matrix) -> None:
 def test_official_pytorch_builds_of_images_are_torch_variants(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     for image in [*matrix.dlc, *matrix.ngc]:
-        if image.torch_build == "official":
+        if image.torch_build == "official" and image.torch:  # base images carry no PyTorch
             assert index.torch_variant(image.torch, image.torch_cuda or image.cuda), image.tag
 
 

@@ -95,7 +95,9 @@ def test_70b_fp32_with_adam_is_1120_gb_and_does_not_fit_one_8x80_gb_node(matrix:
     sharded = plan(matrix, params=70 * B, precision="fp32", optimizer="adam", zero=3,
                    instance="p5.48xlarge")  # fmt: skip
     assert state_bytes(sharded) == 1_120 * B / 8 > 80 * GIB
-    assert sharded.memory is not None and sharded.memory.capacity.bytes == 80 * GIB
+    assert (
+        sharded.memory is not None and sharded.memory.capacity.bytes == 79.65 * GIB
+    )  # the driver's 81559 MiB
     for report in (given_, sharded):
         assert report.verdict.status != "fits"
         flags = " ".join(c.flag for c in report.verdict.changes)
@@ -446,5 +448,5 @@ def test_the_instance_figures_plan_uses_are_read_not_recalled(matrix: Matrix) ->
         assert entry.source.startswith("aws/karpenter-provider-aws@"), type_
         assert entry.gpu_count == 8 and entry.gpu_memory_gib and entry.efa_interfaces > 0
     p5 = index.instance("p5.48xlarge")
-    assert p5 is not None and p5.gpu_memory_gib == 80 and p5.efa_bandwidth_gb_s == 400
+    assert p5 is not None and p5.gpu_memory_gib == 79.65 and p5.efa_bandwidth_gb_s == 400
     assert p5.nvlink_domain_gpus == 8 and p5.nvlink_bandwidth_gb_s == 900 and p5.nvlink_source

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stackcheck.cli.common import EXIT_CLEAN, add_command, matrix_directories, warn
+
+if TYPE_CHECKING:
+    from stackcheck.matrix.models import Matrix
 
 HELP = "show what the compatibility matrix covers and how old it is, or its facts about one key"
 # stackcheck.matrix.describe.COMMANDS, kept here so --help stays light (a test keeps them equal)
@@ -35,6 +38,10 @@ examples:
   stackcheck matrix instance p5.48xlarge  (or a family: instance p5)
   stackcheck matrix dlami "Base OSS"      DLAMIs by release date or name
   stackcheck matrix dlc 2.6.0             images by tag or PyTorch version
+  stackcheck matrix efa 1.29.1            libfabric, aws-ofi-nccl, rdma-core it bundles
+  stackcheck matrix ngc 24.05             the NGC PyTorch image of that release
+  stackcheck matrix --audit               entries by provenance (primary, secondary, unsure)
+  stackcheck matrix --audit efa           ... and every EFA installer entry with its class
 
 A key the matrix does not know is an error: one line on stderr, exit code 2."""
 
@@ -43,6 +50,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser = add_command(commands, "matrix", HELP, EPILOG)
     parser.add_argument("table", nargs="?", choices=TABLES, metavar="TABLE", help=", ".join(TABLES))
     parser.add_argument("key", nargs="?", metavar="KEY", help="a version, name, tag or date")
+    parser.add_argument(
+        "--audit",
+        action="store_true",
+        help="count entries by provenance (primary, secondary, unsure); with TABLE, list them",
+    )
     parser.set_defaults(run=run)
 
 
@@ -59,10 +71,13 @@ def run(args: argparse.Namespace) -> int:
     index = MatrixIndex(matrix)
     today = clock.today()
     stale = stale_warning(matrix, today)
-    if args.table is None:
+    body: dict[str, Any]
+    if args.audit:
+        body, text = _audit(matrix, args.table)
+    elif args.table is None:
         rows = coverage(index)
         age = age_days(matrix, today)
-        body: dict[str, Any] = {
+        body = {
             "tables": [r.model_dump(mode="json") for r in rows],
             "overlays": overlays,
         }
@@ -94,3 +109,20 @@ def run(args: argparse.Namespace) -> int:
             warn(stale)
         sys.stdout.write(text)
     return EXIT_CLEAN
+
+
+def _audit(matrix: Matrix, command: str | None) -> tuple[dict[str, Any], str]:
+    from stackcheck.formats.facts import render_audit
+    from stackcheck.matrix.describe import table_named
+    from stackcheck.matrix.provenance import audit, audit_entries, primary_share
+
+    rows = audit(matrix)
+    share = primary_share(rows)
+    fields = table_named(command).fields if command else ()
+    entries = [e for e in audit_entries(matrix) if e.table in fields]
+    body = {
+        "audit": [{**r.model_dump(), "total": r.total} for r in rows],
+        "primary_share": round(share, 4),
+        "entries": [e.model_dump() for e in entries],
+    }
+    return body, render_audit(rows, share, entries)

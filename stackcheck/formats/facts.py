@@ -9,6 +9,7 @@ from typing import Any
 
 from stackcheck.check.model import Recommendation
 from stackcheck.matrix.describe import Answer, TableCoverage
+from stackcheck.matrix.provenance import AuditEntry, AuditRow
 from stackcheck.recommend.images import Basis
 
 _WIDTH = 100
@@ -121,4 +122,20 @@ def render_recommendations(
                 lines += _row("caution", caution, 5)
             if rec.source:
                 lines += _row("source", rec.source, 5)
+    return "\n".join(lines) + "\n"
+
+
+def render_audit(rows: list[AuditRow], share: float, entries: list[AuditEntry]) -> str:
+    """Counts by provenance per table, the primary share, then (for one table) every entry."""
+    lines = [f"  {'TABLE':<15}{'PRIMARY':>8}{'SECONDARY':>10}{'UNSURE':>8}{'TOTAL':>7}"]
+    for row in rows:
+        lines.append(
+            f"  {row.table:<15}{row.primary:>8}{row.secondary:>10}{row.unsure:>8}{row.total:>7}"
+        )
+    lines += ["", f"primary share: {share:.1%} of {rows[-1].total} entries"]
+    if entries:
+        lines.append("")
+        for entry in entries:
+            via = f" via {entry.via}" if entry.via else ""
+            lines.append(f"  {entry.provenance:<10} {entry.key}: {entry.source}{via}")
     return "\n".join(lines) + "\n"

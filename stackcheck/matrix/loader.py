@@ -17,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-META_KEYS = ("version", "built")
+META_KEYS = ("version", "built", "primary_sources")
 
 
 def bundled_dir() -> Path:

@@ -27,6 +27,11 @@ class Fact(BaseModel):
     )
     checked: date = Field(description="When the source was read")
     unsure: bool = Field(default=False, description="Read but unconfirmed, or sources disagree")
+    via: str | None = Field(
+        default=None,
+        description="A secondary copy (translation, mirror, third-party record) the values were "
+        "read from, when the primary `source` itself could not be read",
+    )
     note: str | None = None
 
 
@@ -76,7 +81,16 @@ class Gpu(Fact):
     match: list[str] = Field(min_length=1, description="Substrings of NVML/nvidia-smi names")
     compute_capability: str
     architecture: str
-    memory_gib: float | None = None
+    memory_gib: float | None = Field(
+        default=None,
+        description="GiB as the driver reports it (nvidia-smi memory.total MiB / 1024)",
+    )
+    memory_gb_marketed: float | None = Field(
+        default=None, description="GB as NVIDIA markets the part (the name's '80GB')"
+    )
+    memory_source: str | None = Field(
+        default=None, description="Where memory_gib was read (a recorded nvidia-smi output)"
+    )
     datacenter: bool = Field(description="Forward compatibility (cuda-compat) is allowed")
     first_cuda: str | None = None
     last_cuda_major: int | None = None
@@ -211,6 +225,10 @@ class EfaInstaller(Fact):
     released: date | None = None
     libfabric: str | None = None
     ofi_nccl: str | None = None
+    bundles_ofi_nccl: bool | None = Field(
+        default=None,
+        description="Whether the installer ships aws-ofi-nccl at all (from 1.38.0); None: not read",
+    )
     rdma_core: str | None = None
     plugin_path: str | None = None
     known_issues: list[KnownIssue] = Field(default_factory=list)
@@ -223,7 +241,9 @@ class Instance(Fact):
     type: str  # "p5.48xlarge"
     gpu: str | None = None  # a Gpu.name
     gpu_count: int = 0
-    gpu_memory_gib: float | None = None
+    gpu_memory_gib: float | None = Field(
+        default=None, description="GiB per GPU as the driver reports it (the GPU's memory_gib)"
+    )
     nvlink_domain_gpus: int | None = None
     nvlink_bandwidth_gb_s: float | None = Field(
         default=None, description="GB/s per GPU, both directions together (as NVIDIA states it)"
@@ -355,6 +375,11 @@ class Matrix(BaseModel):
 
     version: str = "unversioned"
     built: date | None = None
+    primary_sources: list[str] = Field(
+        default_factory=list,
+        description="Prefixes of sources that count as primary (vendor pages in English, vendor "
+        "repositories at a commit); `matrix --audit` counts the rest as secondary",
+    )
     cuda_major: list[CudaMajor] = Field(default_factory=list)
     cuda_release: list[CudaRelease] = Field(default_factory=list)
     driver_branch: list[DriverBranch] = Field(default_factory=list)
