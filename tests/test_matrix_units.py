@@ -21,7 +21,7 @@ from stackcheck.matrix.provenance import audit, classify, primary_share
 from tests.conftest import Outcome
 
 # A suffix and the text its field's description must contain.
-UNIT_SUFFIXES = {"_gib": "GiB", "_gb_s": "GB/s", "_gb_marketed": "GB"}
+UNIT_SUFFIXES = {"_gib": "GiB", "_gb_s": "GB/s", "_gb_marketed": "GB", "_tflops": "TFLOPS"}
 # Numbers without a unit: counts, identifiers, version parts.
 UNITLESS = {
     "major",
@@ -35,6 +35,11 @@ UNITLESS = {
     "net_api",
     "net_api_min",
     "cuda_major",
+    "pcie_gen",  # a PCIe generation number
+    "pcie_width",  # lanes
+    "nvlink_links",
+    "code",  # an Xid code
+    "achievable",  # a share of the dense peak, 0 to 1
 }
 
 

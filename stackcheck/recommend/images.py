@@ -247,10 +247,13 @@ def rank_images(
 ) -> list[Recommendation]:
     """The best ``limit`` images for ``basis``'s driver, best first."""
     ended = _patch_ended(images, today)
+    # A base image without PyTorch (the DLC base images) is something to build on, not a
+    # training image to run: it is never proposed.
     every = [
         fit
         for image in images
-        if (fit := _fit(image, target, basis, index, ended(image))) is not None
+        if image.torch is not None
+        and (fit := _fit(image, target, basis, index, ended(image))) is not None
     ]
     wanted = target.torch_line
     fits = [f for f in every if _not_older(f, wanted)] or every
