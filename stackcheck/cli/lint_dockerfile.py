@@ -33,8 +33,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
     from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
+    from stackcheck.inputs import check_regular
     from stackcheck.matrix.index import MatrixIndex
 
+    check_regular(args.dockerfile, "Dockerfile")  # a FIFO would block the read
     matrix = matrix_from(args)
     linted = lint_dockerfile(read_dockerfile(args.dockerfile), args.dockerfile, MatrixIndex(matrix))
     return emit(check(linted.snapshot, matrix), args, inline=linted.ignores)

@@ -21,6 +21,7 @@ from stackcheck.image.source import (
     blob_path,
 )
 from stackcheck.image.stream import Readable
+from stackcheck.limits import KEPT_MEMBER_BYTES
 
 _SMALL = 4 << 20
 _LINK_HOPS = 8
@@ -119,6 +120,8 @@ class KeptBlobs(BlobStore):
         self.data: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
         self.scanned: dict[str, tuple[LayerIndex, set[str]]] = {}  # with the digests measured
+        self.failed: dict[str, str] = {}  # small members that were not layers: why
+        self.kept_bytes = 0
 
     def resolve(self, name: str) -> str:
         for _ in range(_LINK_HOPS):
@@ -126,6 +129,15 @@ class KeptBlobs(BlobStore):
                 return name
             name = self.links[name]
         raise ImageError(f"{self.label}: {name}: too many links")
+
+    def keep(self, name: str, data: bytes) -> None:
+        self.kept_bytes += len(data)
+        if self.kept_bytes > KEPT_MEMBER_BYTES:
+            raise ImageError(
+                f"{self.label}: more than {KEPT_MEMBER_BYTES >> 20} MiB of JSON members "
+                "(manifests and configs are a few KB); refusing it"
+            )
+        self.data[name] = data
 
     def has(self, name: str) -> bool:
         resolved = self.resolve(member_name(name, self.label))
@@ -152,9 +164,10 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
                     continue
                 handle = tar.extractfile(member)
                 assert handle is not None
-                if member.size <= _SMALL:
-                    kept.data[name] = handle.read()
+                if member.size <= _SMALL and handle.peek(64)[:64].lstrip()[:1] in (b"{", b"["):
+                    kept.keep(name, handle.read())  # a manifest, an index or a config
                     continue
+                # Anything else may be a layer: walked as it passes, never held whole.
                 match = _DIGEST_NAME.search(name)
                 hint = f"sha256:{match.group(1)}" if match else None
                 cached = analyzer.cached(hint) if hint else None
@@ -162,7 +175,13 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
                     kept.scanned[name] = (cached, {hint})  # the name is the digest it was kept by
                     continue
                 layer = LayerRef(digest=hint or name, location=name)
-                index, blob, tar_digest = analyzer.scan(handle, layer, measure=True)
+                try:
+                    index, blob, tar_digest = analyzer.scan(handle, layer, measure=True)
+                except ImageError as exc:
+                    if member.size > _SMALL:
+                        raise
+                    kept.failed[name] = str(exc)  # an error only if the manifest names it
+                    continue
                 kept.scanned[name] = (index, {blob, tar_digest})
     except (tarfile.TarError, EOFError) as exc:
         raise ImageError(f"{label}: not a readable image archive ({exc})") from None
@@ -182,6 +201,8 @@ def load_kept(kept: KeptBlobs, manifest: ImageManifest, analyzer: LayerAnalyzer)
                     f"got {', '.join(sorted(measured))}"
                 )
             indexes.append(index)
+        elif name in kept.failed:
+            raise ImageError(kept.failed[name])
         elif name in kept.data:
             indexes.append(
                 analyzer.cached(layer.digest)
