@@ -46,6 +46,8 @@ TAR_MAX_MEMBERS = 5_000_000
 # Small members of a one-pass (compressed) archive kept in memory until its manifest is read:
 # manifests and configs, a few KB each.
 KEPT_MEMBER_BYTES = 64 << 20
+# A layer cache entry, inflated (an NGC image's largest layer index is a few MB).
+CACHE_ENTRY_BYTES = 256 << 20
 # Directory depth of a path inside an image (PATH_MAX is 4096 bytes, so ~2,000 levels at most).
 TREE_MAX_DEPTH = 4096
 

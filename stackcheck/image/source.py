@@ -68,9 +68,16 @@ class LayerAnalyzer(ABC):
 
     @abstractmethod
     def scan_all(
-        self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
+        self,
+        layers: Sequence[LayerRef],
+        open_layer: Callable[[LayerRef], Readable],
+        *,
+        verify_cached: bool = True,
     ) -> list[LayerIndex]:
-        """Every layer's index, in order: cached ones from the cache, the rest in parallel."""
+        """Every layer's index, in order: cached ones from the cache, the rest in parallel.
+
+        With ``verify_cached`` a cached index is served only after the layer's bytes are hashed
+        again and still match its digest (files can change under a cache); else it is a miss."""
 
 
 class ImageSource(ABC):

@@ -3,6 +3,7 @@ a tar that can only be read once (a compressed archive, an engine's ``save`` str
 
 from __future__ import annotations
 
+import hashlib
 import io
 import posixpath
 import re
@@ -172,7 +173,11 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
                 hint = f"sha256:{match.group(1)}" if match else None
                 cached = analyzer.cached(hint) if hint else None
                 if cached is not None and hint is not None:
-                    kept.scanned[name] = (cached, {hint})  # the name is the digest it was kept by
+                    # Served only if the bytes going by still hash to the name it was kept by.
+                    if _sha256_of(handle) == hint:
+                        kept.scanned[name] = (cached, {hint})
+                    else:
+                        kept.failed[name] = f"{label}: {name}: digest mismatch (not {hint})"
                     continue
                 layer = LayerRef(digest=hint or name, location=name)
                 try:
@@ -186,6 +191,13 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
     except (tarfile.TarError, EOFError) as exc:
         raise ImageError(f"{label}: not a readable image archive ({exc})") from None
     return kept
+
+
+def _sha256_of(handle: Readable) -> str:
+    sha = hashlib.sha256()
+    while data := handle.read(1 << 20):
+        sha.update(data)
+    return "sha256:" + sha.hexdigest()
 
 
 def load_kept(kept: KeptBlobs, manifest: ImageManifest, analyzer: LayerAnalyzer) -> LoadedImage:
