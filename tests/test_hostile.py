@@ -4,7 +4,7 @@ traceback, never exit 1 for a crash. Time and memory per case: benchmarks/hostil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,8 +17,10 @@ Cli = Callable[..., Outcome]
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> hostile.Corpus:
-    return hostile.build(tmp_path_factory.mktemp("hostile"), elves)
+def corpus(tmp_path_factory: pytest.TempPathFactory, elves: ElfFactory) -> Iterator[hostile.Corpus]:
+    built = hostile.build(tmp_path_factory.mktemp("hostile"), elves)
+    yield built
+    built.cleanup()
 
 
 def _names() -> list[str]:
