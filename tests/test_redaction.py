@@ -54,7 +54,7 @@ def every_format(cli: Cli, tmp_path: Path, *argv: str) -> None:
     [
         ("NCCL_DEBUG_FILE=https://user:pass@host/x", "NCCL_DEBUG_FILE=https://***@host/x"),
         ("a=1,token=abc;b", "a=1,token=***;b"),
-        ("docker run -e HF_TOKEN=xyz -e WANDB_API_KEY=k img", "docker run -e HF_TOKEN=*** -e WANDB_API_KEY=*** img"),
+        ("-e HF_TOKEN=xyz -e WANDB_API_KEY=k img", "-e HF_TOKEN=*** -e WANDB_API_KEY=*** img"),
         ('password="hunter2"', 'password="***"'),
         ("id AKIAABCDEFGHIJKLMNOP end", "id *** end"),
         ("plain NCCL_DEBUG=INFO sha256:abcd", "plain NCCL_DEBUG=INFO sha256:abcd"),
