@@ -9,6 +9,7 @@ issue's sizes: 800 members of 4 MiB, a 13 MB paste, a million LD_LIBRARY_PATH en
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,36 +29,44 @@ MEMORY_LIMIT_MB = 300.0
 _KILL_AFTER_S = 60.0
 
 
-def _run(case: hostile.Case, cache: Path) -> tuple[int, float, float, str, str]:
+# A small launcher: a child forked from this (large) process would inherit its peak RSS in
+# ru_maxrss; forked from the launcher, stackcheck's figure is its own.
+_LAUNCHER = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[2:], stdin=subprocess.DEVNULL)
+with open(sys.argv[1], "w") as out:
+    out.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(done.returncode)
+"""
+
+
+def _run(case: hostile.Case, work: Path) -> tuple[int, float, float, str, str]:
     """(exit code, seconds, peak RSS in MB, stdout tail, stderr) of one case."""
-    env = {**os.environ, **case.env, "XDG_CACHE_HOME": str(cache)}
+    env = {**os.environ, **case.env, "XDG_CACHE_HOME": str(work / "cache")}
+    peak = work / f"{case.name}.maxrss"
+    command = [sys.executable, "-m", "stackcheck", *case.argv]
     started = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "stackcheck", *case.argv],
+            [sys.executable, "-c", _LAUNCHER, str(peak), *command],
             stdout=out,
             stderr=err,
-            stdin=subprocess.DEVNULL,
             env=env,
             cwd=PROJECT,
+            start_new_session=True,
         )
-        status = rusage = None
-        while status is None:
-            pid, status_now, rusage_now = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                status, rusage = status_now, rusage_now
-            elif time.monotonic() - started > _KILL_AFTER_S:
-                process.kill()
-            else:
-                time.sleep(0.01)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            code = process.wait(_KILL_AFTER_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            code = process.wait()
         seconds = time.monotonic() - started
         out.seek(0)
         err.seek(0)
         stdout = out.read()[-20000:].decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
-    assert rusage is not None
-    return process.returncode, seconds, rusage.ru_maxrss / 1024, stdout, stderr
+    memory = int(peak.read_text()) / 1024 if peak.exists() else float("nan")
+    return code, seconds, memory, stdout, stderr
 
 
 def _verdict(case: hostile.Case, code: int, stdout: str, stderr: str) -> str:
@@ -82,7 +91,7 @@ def main() -> None:
         worst_time = worst_memory = 0.0
         failed = []
         for case in corpus.cases:
-            code, seconds, memory, stdout, stderr = _run(case, work / f"cache-{case.name}")
+            code, seconds, memory, stdout, stderr = _run(case, work)
             verdict = _verdict(case, code, stdout, stderr)
             within = seconds < TIME_LIMIT_S and memory < MEMORY_LIMIT_MB
             if verdict != "ok" or not within:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackcheck.image.cache import LayerCache
-from stackcheck.image.errors import ImageError
+from stackcheck.image.errors import ImageError, reads_image_json
 from stackcheck.image.layer import LayerIndex, scan_layer
 from stackcheck.image.progress import Progress
 from stackcheck.image.source import ImageManifest, ImageSource, LayerAnalyzer, LayerRef
@@ -141,6 +141,7 @@ def _still_matches(layer: LayerRef, open_layer: Callable[[LayerRef], Readable]) 
     return True
 
 
+@reads_image_json
 def image_env(config: dict[str, Any]) -> dict[str, str]:
     env: dict[str, str] = {}
     for item in (config.get("config") or {}).get("Env") or []:
@@ -149,6 +150,7 @@ def image_env(config: dict[str, Any]) -> dict[str, str]:
     return env
 
 
+@reads_image_json
 def _layer_steps(config: dict[str, Any], count: int) -> list[str | None]:
     """The ``created_by`` of each layer: the history entries that made a layer, in order."""
     history = [h for h in config.get("history") or [] if isinstance(h, dict)]
@@ -158,6 +160,7 @@ def _layer_steps(config: dict[str, Any], count: int) -> list[str | None]:
     return steps if len(steps) == count else [None] * count
 
 
+@reads_image_json
 def image_info(source: ImageSource, manifest: ImageManifest) -> ImageInfo:
     config = manifest.config
     inner = config.get("config") or {}
