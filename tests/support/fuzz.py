@@ -59,7 +59,7 @@ _TOKENS = [
 ]  # fmt: skip
 _ODD_VALUES: list[Any] = [
     None, True, False, -1, 0, 2**70, 1.5, "", "x", "\udcff", "9" * 50, [], {}, [[]],
-    {"k": "v"}, ["x", 1], [[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]],
+    {"k": "v"}, ["x", 1], json.loads("[" * 20 + "]" * 20),
 ]  # fmt: skip
 
 
@@ -87,8 +87,16 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
 
 
 def mutate_json(rng: random.Random, document: Any) -> Any:
-    """A copy of ``document`` with a few values replaced, removed or added, any type for any."""
+    """A copy of ``document`` with a few values replaced, removed or added: half the time a
+    value of the same type (which keeps the document valid, so deeper code sees it), else any
+    type for any."""
     document = json.loads(json.dumps(document))
+    if rng.random() < 0.5:
+        for _ in range(rng.randint(1, 3)):
+            holder, key = _pick(rng, document)
+            if holder is not None:
+                holder[key] = _same_kind(rng, holder[key])
+        return document
     for _ in range(rng.randint(1, 3)):
         holder, key = _pick(rng, document)
         if holder is None:
@@ -101,6 +109,26 @@ def mutate_json(rng: random.Random, document: Any) -> Any:
         else:
             holder[key] = json.loads(json.dumps(rng.choice(_ODD_VALUES)))
     return document
+
+
+_ODD_STRINGS = [
+    "", "x", "-1", "0", "9999999999", "1.2.3.4.5", "12.x", "sm_", "sm_x", "compute_", "../..",
+    "\udcff", " ", "None", "2.1.0+cu", "a" * 5000, "https://u:p@h/x", "NaN", "1e400",
+]  # fmt: skip
+
+
+def _same_kind(rng: random.Random, value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return rng.choice([-1, 0, 1, 2**31, 2**63, -(2**63), value * 1000])
+    if isinstance(value, float):
+        return rng.choice([-1.0, 0.0, 1e308, -1e-308, value * 1000])
+    if isinstance(value, str):
+        return rng.choice([*_ODD_STRINGS, value[: rng.randrange(len(value) + 1)], value * 3])
+    if isinstance(value, list):
+        return value[: rng.randrange(len(value) + 1)] + value[: rng.randrange(3)]
+    return value
 
 
 def _pick(rng: random.Random, document: Any) -> tuple[Any, Any]:
@@ -147,7 +175,7 @@ class Target:
                 self.run(data)
             except self.allowed:
                 result.refused += 1
-            except Exception as exc:  # noqa: BLE001 - what the fuzzer is here to find
+            except Exception as exc:
                 result.uncaught += 1
                 if len(result.examples) < 5:
                     result.examples.append(f"{type(exc).__name__}: {exc}"[:300])
@@ -323,11 +351,13 @@ def image_json_target(workdir: Path) -> Target:
 
     def run(data: bytes) -> None:
         try:
-            name, document = json.loads(data)
+            pair = json.loads(data)
         except (ValueError, RecursionError):
-            name, document = "manifest.json", None
-        if not isinstance(name, str):
-            name = "manifest.json"
+            pair = None
+        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str):
+            name, document = pair  # a document the structure mutator changed
+        else:
+            name, document = "manifest.json", None  # bytes mutated past JSON: as they are
         encoded = json.dumps(document).encode() if document is not None else data
         for store_files, read in (
             (members, lambda s: docker_archive_manifest(s, None)),
@@ -343,7 +373,7 @@ def image_json_target(workdir: Path) -> Target:
 
 
 def _report_texts() -> list[bytes]:
-    return [report.text.encode() for report in REPORTS]
+    return [report.body.encode() for report in REPORTS]
 
 
 def triage_targets() -> list[Target]:
@@ -353,8 +383,8 @@ def triage_targets() -> list[Target]:
 
         def run(data: bytes, fmt: Any = fmt) -> None:
             lines = split_lines(data.decode("utf-8", "replace"))
-            fmt.detect(lines) if hasattr(fmt, "detect") else None
-            fmt.parse(lines)
+            if lines:  # the segmenter never makes an empty segment
+                fmt.parse(lines)
 
         targets.append(Target(f"triage:{fmt.name}", texts, run, allowed=()))
 
