@@ -100,7 +100,9 @@ def load_json(text: str | bytes, what: str) -> Any:
         raise StackcheckError(f"{what}: not JSON ({exc})") from None
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# Unrolled and possessive: a per-character alternation would make the regex engine keep a
+# frame per character of a long string (360 MB for a 3 MB value).
+_STRINGS = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 

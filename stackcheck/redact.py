@@ -58,8 +58,10 @@ def redact_text(text: str) -> str:
         return text
     if max(text) >= "\udc80":
         text = _escape_surrogates(text)
-    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
-    text = _PAIR.sub(_mask_pair, text)
+    if "://" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    if SECRET_NAME.search(text):  # one cheap pass first: most strings name no secret
+        text = _PAIR.sub(_mask_pair, text)
     return _TOKEN_SHAPES.sub(MASK, text)
 
 

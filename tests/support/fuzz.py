@@ -10,6 +10,7 @@ errors it documents (``allowed``); anything else is an uncaught exception, count
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -285,10 +286,8 @@ def elf_target(elves: ElfFactory, workdir: Path) -> Target:
             return data[offset : offset + size] if offset >= 0 and size >= 0 else b""
 
         for reader in (read_at, _collected(data)):
-            try:
+            with contextlib.suppress(elf.ElfError):
                 elf.read_dynamic(reader)
-            except elf.ElfError:
-                pass
             elf.search_section(reader, len(data), ".rodata", _NCCL.pattern)
 
     return Target("elf", seeds, run, allowed=(elf.ElfError,))

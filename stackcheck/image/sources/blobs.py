@@ -25,6 +25,7 @@ from stackcheck.image.stream import Readable
 from stackcheck.limits import KEPT_MEMBER_BYTES
 
 _SMALL = 4 << 20
+_BLOCK = 512
 _LINK_HOPS = 8
 _DIGEST_NAME = re.compile(r"(?:^|/)(?:blobs/sha256/)?([0-9a-f]{64})(?:\.tar)?$")
 
@@ -166,8 +167,12 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
                     continue
                 handle = tar.extractfile(member)
                 assert handle is not None
-                if member.size <= _SMALL and handle.peek(64)[:64].lstrip()[:1] in (b"{", b"["):
+                head = handle.peek(_BLOCK)[:_BLOCK]
+                if member.size <= _SMALL and head.lstrip()[:1] in (b"{", b"["):
                     kept.keep(name, handle.read())  # a manifest, an index or a config
+                    continue
+                if member.size <= _SMALL and not _may_be_layer(head):
+                    kept.failed[name] = f"{label}: {name} is not a layer (not a tar, gzip or zstd)"
                     continue
                 # Anything else may be a layer: walked as it passes, never held whole.
                 match = _DIGEST_NAME.search(name)
@@ -192,6 +197,20 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
     except (tarfile.TarError, EOFError) as exc:
         raise ImageError(f"{label}: not a readable image archive ({exc})") from None
     return kept
+
+
+def _may_be_layer(head: bytes) -> bool:
+    """Whether a member's first bytes can start a layer: compressed, or a tar header (whose
+    checksum field adds up), or empty."""
+    if head.startswith((b"\x1f\x8b", b"\x28\xb5\x2f\xfd")) or not head.strip(b"\x00"):
+        return True
+    if len(head) < _BLOCK:
+        return False
+    try:
+        stored = int(head[148:156].split(b"\x00", 1)[0].strip() or b"-1", 8)
+    except ValueError:
+        return False
+    return stored == sum(head) - sum(head[148:156]) + 256
 
 
 def _sha256_of(handle: Readable) -> str:
