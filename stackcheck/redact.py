@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 MASK = "***"
 
 # A variable whose name holds one of these words carries a secret (docker run -e, ENV, env dumps).
-SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASS|AUTH|LICENSE|CREDENTIAL|PRIVATE", re.IGNORECASE)
+_SECRET_WORDS = ("key", "secret", "token", "pass", "auth", "license", "credential", "private")
+SECRET_NAME = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
 
 # user:password@ (or a bare token@) inside any URL.
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"'<>]+@")
@@ -43,9 +44,19 @@ _TOKEN_SHAPES = re.compile(
     r"|\bxox[abposr]-[A-Za-z0-9-]{10,}\b"  # Slack
     r"|\bglpat-[A-Za-z0-9_-]{20,}\b"  # GitLab
 )
+# Substring tests are far cheaper than the regex over a long value (a 3 MB LD_LIBRARY_PATH).
+_TOKEN_PREFIXES = ("AKIA", "ASIA", "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "glpat-")
 _SURROGATES = re.compile("[\udc80-\udcff]")
 
 T = TypeVar("T")
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _escape_surrogates(text: str) -> str:
@@ -56,13 +67,16 @@ def redact_text(text: str) -> str:
     """``text`` with every secret found by its shape masked, and printable as UTF-8."""
     if not text:
         return text
-    if max(text) >= "\udc80":
+    if not text.isascii() and _has_surrogates(text):
         text = _escape_surrogates(text)
     if "://" in text:
         text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
-    if SECRET_NAME.search(text):  # one cheap pass first: most strings name no secret
+    lowered = text.lower()  # substring tests first: most strings name no secret
+    if any(word in lowered for word in _SECRET_WORDS):
         text = _PAIR.sub(_mask_pair, text)
-    return _TOKEN_SHAPES.sub(MASK, text)
+    if any(prefix in text for prefix in _TOKEN_PREFIXES):
+        text = _TOKEN_SHAPES.sub(MASK, text)
+    return text
 
 
 def _mask_pair(match: re.Match[str]) -> str:
