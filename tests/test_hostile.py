@@ -27,7 +27,8 @@ def _names() -> list[str]:
     # The case names, known without building the corpus (pytest collects before fixtures run).
     return [
         "ldso-self-include-root", "ldso-self-include-image", "elf-rodata-2^62",
-        "ld-library-path-entries", "fifo-docker-archive", "fifo-snapshot", "fifo-baseline",
+        "ld-library-path-entries", "ld-library-path-snapshot",
+        "fifo-docker-archive", "fifo-snapshot", "fifo-baseline",
         "fifo-dockerfile", "fifo-triage", "plan-max-gpus-1e9", "gzip-archive-4MiB-members",
         "nvidia-smi-floods", "pasted-env-dump", "huge-member-count", "gzip-then-junk",
         "pax-size-abc", "tree-1500-deep-image", "tree-1500-deep-root", "non-utf8-names-root",

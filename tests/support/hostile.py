@@ -176,6 +176,9 @@ def loader_cases(corpus: Corpus) -> None:
     entries = ":".join(["/a"] * (1_000_000 if corpus.scale > 1 else 50_000))
     spec = ImageSpec([corpus.images.layer(root.path)], env={"LD_LIBRARY_PATH": entries})
     image = corpus.images.docker_archive(spec)
+    snapshot = corpus.workdir / "ld-library-path.json"
+    snapshot.write_text(dump_snapshot(probe_root(str(root.path), {"LD_LIBRARY_PATH": entries})))
+    corpus.add(Case("ld-library-path-snapshot", ["check", str(snapshot)], ANSWER, "NCCL"))
     corpus.add(Case("ld-library-path-entries", ["scan", str(image), "--no-cache"], ANSWER, "NCCL"))
 
 
