@@ -29,7 +29,7 @@ def _names() -> list[str]:
         "ldso-self-include-root", "ldso-self-include-image", "elf-rodata-2^62",
         "ld-library-path-entries", "ld-library-path-snapshot",
         "fifo-docker-archive", "fifo-snapshot", "fifo-baseline",
-        "fifo-dockerfile", "fifo-triage", "plan-max-gpus-1e9", "gzip-archive-4MiB-members",
+        "fifo-dockerfile", "fifo-triage", "fifo-config", "plan-max-gpus-1e9", "gzip-archive-4MiB-members",
         "nvidia-smi-floods", "pasted-env-dump", "huge-member-count", "gzip-then-junk",
         "pax-size-abc", "tree-1500-deep-image", "tree-1500-deep-root", "non-utf8-names-root",
         "non-utf8-names-image", "snapshot-deep", "baseline-deep", "snapshot-malformed",

@@ -15,7 +15,7 @@ from typing import Any
 from stackcheck import limits
 from stackcheck.check.model import Severity
 from stackcheck.errors import StackcheckError
-from stackcheck.inputs import read_regular
+from stackcheck.inputs import check_regular, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,8 +39,9 @@ def find_config(explicit: str | None, directory: Path) -> Path | None:
     """``--config PATH``, else ``.stackcheck.toml``, else pyproject.toml with [tool.stackcheck]."""
     if explicit is not None:
         path = Path(explicit)
-        if not path.is_file():
+        if not path.exists():
             raise StackcheckError(f"config {explicit}: no such file")
+        check_regular(path, "config")  # a FIFO would block the read
         return path
     if (directory / CONFIG_FILE).is_file():
         return directory / CONFIG_FILE

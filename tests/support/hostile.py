@@ -191,6 +191,7 @@ def fifo_cases(corpus: Corpus) -> None:
         ("fifo-baseline", ["check", snapshot, "--baseline", fifo]),
         ("fifo-dockerfile", ["lint-dockerfile", fifo]),
         ("fifo-triage", ["triage", fifo]),
+        ("fifo-config", ["check", snapshot, "--config", fifo]),
     ):
         corpus.add(Case(name, argv, ERROR, "FIFO"))
     big = ["plan", "--params", "7B", "--max-gpus", "1000000000"]
