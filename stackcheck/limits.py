@@ -37,8 +37,6 @@ JSON_FILE_BYTES = 256 << 20
 JSON_MAX_DEPTH = 64
 # A configuration file (.stackcheck.toml, pyproject.toml).
 CONFIG_FILE_BYTES = 1 << 20
-# A Dockerfile given to lint-dockerfile.
-DOCKERFILE_BYTES = 4 << 20
 
 # -- images -----------------------------------------------------------------------------------
 # Members of one layer's tar; a real NGC layer holds ~200,000.
