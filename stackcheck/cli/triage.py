@@ -24,7 +24,9 @@ nvidia-smi (table or -q), nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists,
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
 docker-compose services, Kubernetes specs, Dockerfiles, environment dumps - in any order, with
 Markdown fences, prompts and prose around it. What the text states becomes a partial snapshot
-(what it does not state stays unknown) and the rules run on it."""
+(what it does not state stays unknown) and the rules run on it. Only the first 1 MiB is read (a
+warning says when the rest was cut); secrets in it (tokens, keys, URL credentials) are masked in
+every output."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
