@@ -18,15 +18,16 @@ from stackcheck.errors import StackcheckError
 from stackcheck.inputs import read_regular, read_stream
 
 HELP = "check the stack a pasted report describes (a GitHub issue, a log, a spec); '-' reads stdin"
-DESCRIPTION = """\
+_CUT = limits.PASTED_TEXT_BYTES >> 20
+DESCRIPTION = f"""\
 Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
 nvidia-smi (table or -q), nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists, fi_info,
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
 docker-compose services, Kubernetes specs, Dockerfiles, environment dumps - in any order, with
 Markdown fences, prompts and prose around it. What the text states becomes a partial snapshot
-(what it does not state stays unknown) and the rules run on it. Only the first 1 MiB is read (a
-warning says when the rest was cut); secrets in it (tokens, keys, URL credentials) are masked in
-every output."""
+(what it does not state stays unknown) and the rules run on it. Only the first {_CUT} MiB is
+read (a warning says when the rest was cut); secrets in it (tokens, keys, URL credentials) are
+masked in every output."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
