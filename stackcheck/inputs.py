@@ -70,7 +70,7 @@ def read_regular(
     return data[:limit], more
 
 
-def read_stream(stream: Any, what: str, limit: int) -> tuple[bytes, bool]:
+def read_stream(stream: Any, limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of a binary stream (stdin), and whether it held more."""
     data: bytes = stream.read(limit + 1)
     return data[:limit], len(data) > limit

@@ -143,7 +143,7 @@ def read_snapshot(path: str) -> Snapshot:
     from stackcheck.snapshot import load_snapshot
 
     if path == "-":
-        data, more = read_stream(sys.stdin.buffer, "stdin", limits.JSON_FILE_BYTES)
+        data, more = read_stream(sys.stdin.buffer, limits.JSON_FILE_BYTES)
         if more:
             raise StackcheckError(f"stdin: larger than {limits.JSON_FILE_BYTES} bytes; refused")
         return load_snapshot(decode_utf8(data, "stdin"), "stdin")

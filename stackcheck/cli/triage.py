@@ -54,7 +54,7 @@ def read_text(path: str) -> tuple[str, str]:
     name = "stdin" if path == "-" else path
     limit = limits.PASTED_TEXT_BYTES
     if path == "-":
-        data, more = read_stream(sys.stdin.buffer, name, limit)
+        data, more = read_stream(sys.stdin.buffer, limit)
     else:
         data, more = read_regular(path, "report", limit, cut=True)
     if b"\x00" in data:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import os
 import struct
 import tarfile
@@ -344,10 +343,3 @@ def build(workdir: Path, elves: ElfFactory, scale: int = 1) -> Corpus:
     for builder in BUILDERS:
         builder(corpus)
     return corpus
-
-
-def metadata(corpus: Corpus) -> str:
-    """The corpus as JSON: each case's command and expected result (for the benchmark's log)."""
-    return json.dumps(
-        [{"name": c.name, "argv": c.argv[:1], "expect": c.expect} for c in corpus.cases], indent=1
-    )
