@@ -14,8 +14,8 @@ from tests.support.elfbuild import ElfFactory
 
 SEED = 19
 # Inputs a target here; the heavy ones (a whole check per input) fewer.
-COUNTS = {"snapshot": 150, "config": 150, "image-json": 150, "tar": 300, "elf": 300}
-DEFAULT_COUNT = 120
+COUNTS = {"snapshot": 500, "config": 500, "image-json": 600, "tar": 1000, "elf": 1000}
+DEFAULT_COUNT = 300
 
 
 @pytest.fixture(scope="module")

@@ -225,7 +225,7 @@ def test_kept_member_bytes(images: ImageBuilder, monkeypatch: pytest.MonkeyPatch
         scan_image(open_source(str(archive), "linux/amd64", False), None, Progress(io.StringIO()))
 
 
-def test_cache_entry_bytes_and_integrity(tmp_path: Path) -> None:
+def test_cache_entry_bytes_and_integrity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = LayerCache(tmp_path, "fp")
     digest = "sha256:" + "a" * 64
     cache.store(digest, LayerIndex(entries=[("/etc/x", "file", 1, None)], members=1))
@@ -237,8 +237,9 @@ def test_cache_entry_bytes_and_integrity(tmp_path: Path) -> None:
     payload[-3] ^= 1  # one byte of the index changed after it was written
     path.write_bytes(zlib.compress(bytes(payload)))
     assert cache.load(digest) is None  # a miss, never a result
-    path.write_bytes(zlib.compress(bytes(limits.CACHE_ENTRY_BYTES + 10)))
-    assert cache.load(digest) is None
+    monkeypatch.setattr("stackcheck.image.cache.CACHE_ENTRY_BYTES", 1000)
+    cache.store(digest, LayerIndex(entries=[("/x" * 1000, "file", 1, None)], members=1))
+    assert cache.load(digest) is None  # inflates past the bound: a miss
 
 
 def test_a_layer_changed_after_caching_is_a_miss(
