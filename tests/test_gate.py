@@ -138,8 +138,10 @@ def test_pyproject_tool_table(
         ("ignore = [\n", "malformed TOML"),
         ('ignore = ["SC999"]\n', "unknown rule ID 'SC999'"),
         ('ignores = ["SC101"]\n', "unknown key 'ignores'"),
-        ('[severity]\nSC101 = "fatal"\n', "must be error, warning or info"),
-        ('fail-on = "sometimes"\n', "fail-on must be one of"),
+        ('[severity]\nSC101 = "fatal"\n', "severity.SC101: must be one of error, warning or info"),
+        ('fail-on = "sometimes"\n', "fail-on: must be one of"),
+        ('ignore = "SC101"\nfail-on = 1\n', "ignore: must be a list; fail-on: must be one of"),
+        ("[tool]\n", "unknown key 'tool'"),
     ],
 )
 def test_bad_config_is_one_line_exit_2(

@@ -12,6 +12,8 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from stackcheck.limits import ELF_MAX_REGION
+
 ReadAt = Callable[[int, int], bytes]
 
 PT_LOAD, PT_DYNAMIC = 1, 2
@@ -83,9 +85,16 @@ def parse_header(ident: bytes) -> Header:
     return Header(order, is64, phoff, phentsize, phnum, shoff, shentsize, shnum, shstrndx)
 
 
+def _region(size: int, what: str) -> int:
+    """A table's size, refused past ``limits.ELF_MAX_REGION`` (no real table comes close)."""
+    if size > ELF_MAX_REGION:
+        raise ElfError(f"{what} claims {size} bytes (more than {ELF_MAX_REGION})")
+    return size
+
+
 def _segments(read_at: ReadAt, h: Header) -> list[tuple[int, int, int, int]]:
     """(type, offset, vaddr, filesz) of every program header."""
-    return parse_segments(read_at(h.phoff, h.phentsize * h.phnum), h)
+    return parse_segments(read_at(h.phoff, _region(h.phentsize * h.phnum, "program headers")), h)
 
 
 def parse_segments(table: bytes, h: Header) -> list[tuple[int, int, int, int]]:
@@ -168,7 +177,7 @@ def section_range(read_at: ReadAt, name: str) -> tuple[int, int] | None:
     size = 64 if h.is64 else 40
     if h.shentsize < size:
         raise ElfError("bad section header size")
-    table = read_at(h.shoff, h.shentsize * h.shnum)
+    table = read_at(h.shoff, _region(h.shentsize * h.shnum, "section headers"))
     if len(table) < h.shentsize * h.shnum:
         raise ElfError("truncated section headers")
 
@@ -198,19 +207,24 @@ def search_section(
     """First match of ``pattern`` inside ``section``; the whole file when it is not ELF.
 
     Reads in overlapping chunks, so memory stays bounded whatever the file's size (a pip
-    libnccl.so.2 is ~470 MB; its .rodata a few MB).
+    libnccl.so.2 is ~470 MB; its .rodata a few MB), and never past the file's end, whatever
+    size the section header claims.
     """
     try:
         bounds = section_range(read_at, section)
     except ElfError:
         bounds = None
     start, length = bounds if bounds is not None else (0, file_size)
+    end = min(start + length, file_size)
     overlap = 256
     offset = start
-    while offset < start + length:
-        size = min(_CHUNK, start + length - offset)
-        match = pattern.search(read_at(offset, size + overlap))
+    while offset < end:
+        size = min(_CHUNK, end - offset)
+        data = read_at(offset, size + overlap)
+        match = pattern.search(data)
         if match is not None:
             return match
+        if not data:
+            break
         offset += size
     return None

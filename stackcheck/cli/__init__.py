@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -24,6 +25,7 @@ from stackcheck.cli import (
 )
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
+from stackcheck.redact import redact_text
 
 COMMANDS = (
     check,
@@ -45,7 +47,19 @@ EFA/libfabric, aws-ofi-nccl and PyTorch, against a sourced compatibility matrix.
 
 With no command, stackcheck probes this host and checks it (same as `stackcheck check --host`).
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 stackcheck could not
-do its job (bad arguments, unreadable input)."""
+do its job (bad arguments, unreadable or refused input, or any failure of its own: one line on
+stderr says which input and why; --debug adds the traceback)."""
+
+# The arguments that name what a command reads, in the order a failure names them.
+_INPUTS = (
+    ("image", "image"),
+    ("report", "report"),
+    ("dockerfile", "Dockerfile"),
+    ("snapshot", "snapshot"),
+    ("root", "--root"),
+    ("baseline", "--baseline"),
+    ("config", "--config"),
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"stackcheck {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on a failure, print the traceback too (accepted anywhere on the command line)",
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     for module in COMMANDS:
         module.register(commands)
@@ -71,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in arguments
+    arguments = [a for a in arguments if a != "--debug"]
     if not arguments or (
         arguments[0].startswith("--") and arguments[0] not in ("--help", "--version")
     ):
@@ -81,10 +102,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except StackcheckError as exc:
-        sys.stderr.write(f"stackcheck: error: {exc}\n")
+        sys.stderr.write(f"stackcheck: error: {redact_text(str(exc))}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("stackcheck: interrupted\n")
         return 130
     except BrokenPipeError:
         return EXIT_CLEAN
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        line = f"{_refused(args)}: {_describe(exc)}"
+        sys.stderr.write(f"stackcheck: error: {redact_text(line)}")
+        sys.stderr.write("" if debug else " (run with --debug for the traceback)")
+        sys.stderr.write("\n")
+        return EXIT_ERROR
+
+
+def _refused(args: argparse.Namespace) -> str:
+    """What input the failed command was reading, for the one line that reports it."""
+    for attribute, label in _INPUTS:
+        value = getattr(args, attribute, None)
+        if isinstance(value, str) and value:
+            return f"cannot read {label} {value}"
+    return "internal error"
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply (RecursionError)"
+    if isinstance(exc, MemoryError):
+        return "input too large to hold in memory (MemoryError)"
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -152,15 +152,17 @@ def snapshot_from(args: argparse.Namespace) -> Snapshot:
 
 def read_snapshot(path: str) -> Snapshot:
     """A snapshot from a file written by `stackcheck probe --json`, or stdin for ``-``."""
+    from stackcheck import limits
+    from stackcheck.inputs import decode_utf8, read_regular, read_stream
     from stackcheck.snapshot import load_snapshot
 
     if path == "-":
-        return load_snapshot(sys.stdin.read(), "stdin")
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StackcheckError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
-    return load_snapshot(text, path)
+        data, more = read_stream(sys.stdin.buffer, limits.JSON_FILE_BYTES)
+        if more:
+            raise StackcheckError(f"stdin: larger than {limits.JSON_FILE_BYTES} bytes; refused")
+        return load_snapshot(decode_utf8(data, "stdin"), "stdin")
+    data, _ = read_regular(path, "snapshot", limits.JSON_FILE_BYTES)
+    return load_snapshot(decode_utf8(data, path), path)
 
 
 def config_from(args: argparse.Namespace) -> Config:
@@ -213,7 +215,9 @@ def settle(report: Report, args: argparse.Namespace, inline: InlineIgnores | Non
     from stackcheck.formats import get_format
     from stackcheck.policy.apply import apply_policy
     from stackcheck.policy.baseline import load_baseline, write_baseline
+    from stackcheck.redact import redact
 
+    report = redact(report)  # every format, side file and baseline below prints this copy
     config = config_from(args)
     baseline = load_baseline(Path(args.baseline)) if args.baseline else set()
     report = apply_policy(report, config, baseline, args.baseline or "", inline)
@@ -241,12 +245,13 @@ def show(
     """Print the report in --format (or in ``form``, a format the command builds itself)."""
     from stackcheck.formats import get_format
     from stackcheck.formats.prometheus import RunFacts
+    from stackcheck.redact import redact
 
     if args.format == "text":
         for notice in report.warnings:
             warn(notice.message)
     if args.format == "json" and json_extra:
-        document = {**report.model_dump(mode="json"), **json_extra}
+        document = {**report.model_dump(mode="json"), **redact(json_extra)}
         output(json.dumps(document, indent=2) + "\n", args)
         return
     if form is None:

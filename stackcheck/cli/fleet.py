@@ -189,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     from stackcheck.formats.fleet_json import FleetJsonFormat
     from stackcheck.formats.fleet_text import FleetTextFormat
     from stackcheck.formats.text import use_colour
+    from stackcheck.redact import redact
 
     source = _source(args)
     matrix = matrix_from(args)
@@ -198,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.clear()
+    report = redact(report)  # the one redactor every output goes through (docs/security.md)
     if args.report_json:
         try:
             Path(args.report_json).write_text(FleetJsonFormat().render(report), encoding="utf-8")

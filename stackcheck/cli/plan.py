@@ -40,6 +40,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _max_gpus(text: str) -> int:
+    from stackcheck.limits import PLAN_MAX_GPUS
+
+    value = _positive(text)
+    if value > PLAN_MAX_GPUS:
+        raise argparse.ArgumentTypeError(
+            f"at most {PLAN_MAX_GPUS} (the search's bound), got {text}"
+        )
+    return value
+
+
 def _params(text: str) -> int:
     from stackcheck.plan.request import parse_count
 
@@ -52,7 +63,8 @@ def _params(text: str) -> int:
 def _sizes(parser: argparse.ArgumentParser, title: str, sizes: dict[str, str]) -> None:
     group = parser.add_argument_group(title)
     for flag, text in sizes.items():
-        group.add_argument(flag, type=_positive, metavar="N", help=text)
+        kind = _max_gpus if flag == "--max-gpus" else _positive
+        group.add_argument(flag, type=kind, metavar="N", help=text)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -132,7 +144,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "--cp": "context-parallel size",
             "--dp": "data-parallel size",
             "--ep": "expert-parallel size",
-            "--max-gpus": "largest job the instance search tries (default 4096)",
+            "--max-gpus": "largest job the instance search tries (default 4096, at most 131072)",
         },
     )
     _sizes(

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dump_snapshot(snapshot) + "\n")
     else:
         from stackcheck.formats.text import TextFormat, use_colour
+        from stackcheck.redact import redact
 
-        sys.stdout.write(TextFormat(colour=use_colour()).render_snapshot(snapshot))
+        sys.stdout.write(TextFormat(colour=use_colour()).render_snapshot(redact(snapshot)))
     return EXIT_CLEAN

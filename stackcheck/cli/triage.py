@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from stackcheck.cli.common import add_matrix_argument, add_report_arguments, emit, matrix_from
+from stackcheck import limits
+from stackcheck.cli.common import (
+    add_matrix_argument,
+    add_report_arguments,
+    emit,
+    matrix_from,
+    warn,
+)
 from stackcheck.errors import StackcheckError
+from stackcheck.inputs import read_regular, read_stream
 
 HELP = "check the stack a pasted report describes (a GitHub issue, a log, a spec); '-' reads stdin"
-DESCRIPTION = """\
+_CUT = limits.PASTED_TEXT_BYTES >> 20
+DESCRIPTION = f"""\
 Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
 nvidia-smi (table or -q), nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists, fi_info,
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
@@ -20,7 +28,9 @@ rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(), 
 one-liners - and some 60 known error and warning messages (CUDA, NVML, PyTorch, NCCL,
 aws-ofi-nccl, libfabric, the fabric manager, the container toolkit, the kernel) - in any order,
 with Markdown fences, <details>, quotes, prompts and prose around it. What the text states
-becomes a partial snapshot (what it does not state stays unknown) and the rules run on it."""
+becomes a partial snapshot (what it does not state stays unknown) and the rules run on it.
+Only the first {_CUT} MiB is read (a warning says when the rest was cut); secrets in it (tokens,
+keys, URL credentials) are masked in every output."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,14 +52,19 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def read_text(path: str) -> tuple[str, str]:
-    """The report's text and the name to cite it by; bad input is a StackcheckError."""
+    """The report's text (its first ``limits.PASTED_TEXT_BYTES``; a warning says when the rest
+    was cut) and the name to cite it by; bad input is a StackcheckError."""
     name = "stdin" if path == "-" else path
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise StackcheckError(f"cannot read {name}: {exc.strerror or exc}") from None
+    limit = limits.PASTED_TEXT_BYTES
+    if path == "-":
+        data, more = read_stream(sys.stdin.buffer, limit)
+    else:
+        data, more = read_regular(path, "report", limit, cut=True)
     if b"\x00" in data:
         raise StackcheckError(f"{name}: binary data, not text")
+    if more:
+        data = data[: data.rfind(b"\n") + 1] or data  # whole lines only
+        warn(f"{name}: only the first {len(data)} bytes were read; the rest was cut")
     return data.decode("utf-8", errors="replace"), name
 
 
@@ -59,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from stackcheck.ingest import read_report
     from stackcheck.ingest.describe import nothing_recognised
     from stackcheck.ingest.lines import split_lines
+    from stackcheck.redact import redact_text
 
     text, name = read_text(args.report)
     triage = read_report(text, name)
@@ -71,5 +87,5 @@ def run(args: argparse.Namespace) -> int:
         return emit(report, args)
     if args.format == "json":
         return emit(report, args, json_extra={"parsed": parsed_json(triage)})
-    sys.stdout.write(render_parsed(triage) + "\n")
+    sys.stdout.write(redact_text(render_parsed(triage)) + "\n")
     return emit(report, args)

@@ -24,6 +24,7 @@ from stackcheck.dockerfile.build import Build, BuildOptions, Stage, Step, plan_b
 from stackcheck.dockerfile.installs import Installed, read_installs
 from stackcheck.dockerfile.review import review_steps
 from stackcheck.errors import StackcheckError
+from stackcheck.inputs import check_regular
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.parsers.dockerfile import (
     Dockerfile,
@@ -70,6 +71,7 @@ class LintedDockerfile:
 
 
 def read_dockerfile(path: str) -> str:
+    check_regular(path, "Dockerfile")  # a FIFO would block the read
     try:
         with Path(path).open("rb") as handle:
             data = handle.read(MAX_DOCKERFILE + 1)  # bounded: never more than the cap

@@ -7,6 +7,7 @@ crashed or concurrent scan never leaves a half-written entry; nothing is written
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -14,9 +15,21 @@ import zlib
 from pathlib import Path
 
 from stackcheck.image.layer import LayerIndex
+from stackcheck.limits import CACHE_ENTRY_BYTES
 
 # Bump when the layer walk or the index format changes what a cached index means.
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "2"  # 2: entries carry the SHA-256 of their own payload
+
+
+_UNREADABLE = (
+    OSError,
+    ValueError,
+    LookupError,
+    TypeError,
+    AttributeError,
+    RecursionError,
+    zlib.error,
+)
 
 
 def default_cache_dir() -> Path:
@@ -39,9 +52,23 @@ class LayerCache:
         if not digest.startswith("sha256:"):
             return None
         try:
-            data = json.loads(zlib.decompress(self._path(digest).read_bytes()))
-            index = LayerIndex.from_json(data)
-        except (OSError, ValueError, KeyError, TypeError, zlib.error):
+            stored = self._path(digest).read_bytes()
+            inflater = zlib.decompressobj()
+            payload = inflater.decompress(stored, CACHE_ENTRY_BYTES)
+            if inflater.unconsumed_tail or len(payload) < 32:
+                return None
+            if hashlib.sha256(payload[32:]).digest() != payload[:32]:
+                return None  # changed or damaged since written: a miss, never a result
+            index = LayerIndex.from_json(json.loads(payload[32:]))
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            RecursionError,
+            zlib.error,
+        ):
             return None  # absent or unreadable: the layer is simply read again
         self.hits += 1
         return index
@@ -49,7 +76,8 @@ class LayerCache:
     def store(self, digest: str, index: LayerIndex) -> None:
         if not digest.startswith("sha256:"):
             return
-        data = zlib.compress(json.dumps(index.to_json(), separators=(",", ":")).encode(), 1)
+        body = json.dumps(index.to_json(), separators=(",", ":")).encode()
+        data = zlib.compress(hashlib.sha256(body).digest() + body, 1)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".part")

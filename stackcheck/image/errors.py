@@ -2,8 +2,39 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from stackcheck.errors import StackcheckError
 
 
 class ImageError(StackcheckError):
     """The image cannot be read: not an image, a corrupt or hostile layer, an unreachable source."""
+
+
+# What a reader of image JSON meets when a document has the wrong shape (a list where an object
+# belongs, a number for a string): each becomes an ImageError, never a traceback.
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def reads_image_json(function: _F) -> _F:
+    """Decorate a reader of manifests, indexes or configs: a malformed document is refused
+    with one line naming the reader and the problem."""
+
+    @functools.wraps(function)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except StackcheckError:
+            raise
+        except _SHAPE_ERRORS as exc:
+            what = function.__name__.replace("_", " ")
+            detail = " ".join(str(exc).split())[:200]
+            raise ImageError(
+                f"malformed image metadata ({what}: {type(exc).__name__}: {detail})"
+            ) from None
+
+    return guarded  # type: ignore[return-value]

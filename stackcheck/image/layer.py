@@ -17,6 +17,7 @@ from typing import Any
 from stackcheck.binary.collect import BinaryCollector, BinaryFacts
 from stackcheck.image.errors import ImageError
 from stackcheck.image.stream import LayerStream
+from stackcheck.limits import TAR_MAX_MEMBERS, TREE_MAX_DEPTH
 from stackcheck.views.needs import CompiledNeeds
 
 MAX_MEMBER_BYTES = 64 << 30  # larger than any file a real image holds
@@ -113,6 +114,12 @@ def _number(field_bytes: bytes) -> int:
         raise ValueError(f"bad number {text!r}") from None
 
 
+def _pax_size(value: str, label: str) -> int:
+    if not value.isascii() or not value.isdigit():
+        raise ImageError(f"{label}: corrupt tar header (pax size {value[:40]!r} is not a number)")
+    return int(value[:20])
+
+
 def _text(raw: bytes) -> str:
     return raw.split(b"\x00", 1)[0].decode("utf-8", "surrogateescape")
 
@@ -140,6 +147,11 @@ def clean_path(name: str, label: str) -> str | None:
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
         raise ImageError(f"{label}: member {name!r} leaves the image root (path traversal)")
+    if len(parts) > TREE_MAX_DEPTH:
+        raise ImageError(
+            f"{label}: member {name[:60]!r}... is {len(parts)} directories deep "
+            f"(more than {TREE_MAX_DEPTH}); refused"
+        )
     return "/" + "/".join(parts) if parts else None
 
 
@@ -169,7 +181,7 @@ def scan_layer(stream: LayerStream, needs: CompiledNeeds) -> LayerIndex:
             raise ImageError(f"{label}: {what} (bad header checksum)")
         kind = header[156]
         if "size" in pax:
-            size = int(pax["size"])
+            size = _pax_size(pax["size"], label)
         if size > MAX_MEMBER_BYTES:
             raise ImageError(
                 f"{label}: member {_text(header[:100])!r} declares {size} bytes "
@@ -188,6 +200,10 @@ def scan_layer(stream: LayerStream, needs: CompiledNeeds) -> LayerIndex:
                 pax = _pax(data)
             continue
         index.members += 1
+        if index.members > TAR_MAX_MEMBERS:
+            raise ImageError(
+                f"{label}: more than {TAR_MAX_MEMBERS} members in one layer; refusing it"
+            )
         name = pax.get("path") or long_name or _text(header[:100])
         if long_name is None and "path" not in pax and header[257:263] == b"ustar\x00":
             prefix = _text(header[345:500])

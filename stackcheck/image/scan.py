@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackcheck.image.cache import LayerCache
-from stackcheck.image.errors import ImageError
+from stackcheck.image.errors import ImageError, reads_image_json
 from stackcheck.image.layer import LayerIndex, scan_layer
 from stackcheck.image.progress import Progress
 from stackcheck.image.source import ImageManifest, ImageSource, LayerAnalyzer, LayerRef
-from stackcheck.image.stream import LayerStream, Readable
+from stackcheck.image.stream import READ_SIZE, HashingReader, LayerStream, Readable
 from stackcheck.image.tree import MergedTree
 from stackcheck.probes import NEEDS, ProbeContext, run_probes
 from stackcheck.snapshot.model import ImageInfo, ImageLayer, Snapshot, SnapshotSource
@@ -81,7 +81,11 @@ class Analyzer(LayerAnalyzer):
         self.progress.advance(count)
 
     def scan_all(
-        self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
+        self,
+        layers: Sequence[LayerRef],
+        open_layer: Callable[[LayerRef], Readable],
+        *,
+        verify_cached: bool = True,
     ) -> list[LayerIndex]:
         found: dict[int, LayerIndex] = {}
         for position, layer in enumerate(layers):
@@ -89,6 +93,9 @@ class Analyzer(LayerAnalyzer):
             index = self.cached(layer.digest) or (
                 self.cached(layer.diff_id) if layer.diff_id else None
             )
+            if index is not None and verify_cached and not _still_matches(layer, open_layer):
+                self.stats.from_cache -= 1  # changed since it was cached: a miss
+                index = None
             if index is not None:
                 found[position] = index
         todo = sorted(
@@ -117,6 +124,24 @@ class Analyzer(LayerAnalyzer):
         return [found[position] for position in range(len(layers))]
 
 
+def _still_matches(layer: LayerRef, open_layer: Callable[[LayerRef], Readable]) -> bool:
+    """Whether the layer's bytes still hash to its digest: the blob digest over the bytes as
+    stored (no inflating), else the diff_id over the uncompressed tar."""
+    try:
+        raw = open_layer(layer)
+        if layer.blob_digest:
+            reader = HashingReader(raw, layer.location, layer.blob_digest, measure=False)
+            while reader.read(READ_SIZE):
+                pass
+            reader.verify()
+        else:
+            LayerStream(raw, layer.location, diff_id=layer.diff_id).finish()
+    except ImageError:
+        return False
+    return True
+
+
+@reads_image_json
 def image_env(config: dict[str, Any]) -> dict[str, str]:
     env: dict[str, str] = {}
     for item in (config.get("config") or {}).get("Env") or []:
@@ -125,6 +150,7 @@ def image_env(config: dict[str, Any]) -> dict[str, str]:
     return env
 
 
+@reads_image_json
 def _layer_steps(config: dict[str, Any], count: int) -> list[str | None]:
     """The ``created_by`` of each layer: the history entries that made a layer, in order."""
     history = [h for h in config.get("history") or [] if isinstance(h, dict)]
@@ -134,6 +160,7 @@ def _layer_steps(config: dict[str, Any], count: int) -> list[str | None]:
     return steps if len(steps) == count else [None] * count
 
 
+@reads_image_json
 def image_info(source: ImageSource, manifest: ImageManifest) -> ImageInfo:
     config = manifest.config
     inner = config.get("config") or {}

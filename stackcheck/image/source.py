@@ -8,15 +8,16 @@ compressed archive) walk it once and hand each layer to the analyzer as it passe
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from stackcheck.image.errors import ImageError
+from stackcheck.errors import StackcheckError
+from stackcheck.image.errors import ImageError, reads_image_json
 from stackcheck.image.layer import LayerIndex
 from stackcheck.image.stream import Readable
+from stackcheck.inputs import load_json
 
 INDEX_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -68,9 +69,16 @@ class LayerAnalyzer(ABC):
 
     @abstractmethod
     def scan_all(
-        self, layers: Sequence[LayerRef], open_layer: Callable[[LayerRef], Readable]
+        self,
+        layers: Sequence[LayerRef],
+        open_layer: Callable[[LayerRef], Readable],
+        *,
+        verify_cached: bool = True,
     ) -> list[LayerIndex]:
-        """Every layer's index, in order: cached ones from the cache, the rest in parallel."""
+        """Every layer's index, in order: cached ones from the cache, the rest in parallel.
+
+        With ``verify_cached`` a cached index is served only after the layer's bytes are hashed
+        again and still match its digest (files can change under a cache); else it is a miss."""
 
 
 class ImageSource(ABC):
@@ -89,9 +97,9 @@ class ImageSource(ABC):
 
 def parse_json(data: bytes, what: str) -> dict[str, Any]:
     try:
-        value = json.loads(data)
-    except ValueError:
-        raise ImageError(f"{what} is not JSON") from None
+        value = load_json(data, what)
+    except StackcheckError as exc:
+        raise ImageError(str(exc)) from None
     if not isinstance(value, dict):
         raise ImageError(f"{what} is not a JSON object")
     return value
@@ -104,6 +112,7 @@ def parse_platform(text: str) -> tuple[str, str, str | None]:
     return parts[0], parts[1], parts[2] if len(parts) == 3 else None
 
 
+@reads_image_json
 def select_from_index(index: dict[str, Any], platform: str, what: str) -> dict[str, Any]:
     """The manifest descriptor of an index that matches ``platform`` (os/arch[/variant])."""
     wanted_os, wanted_arch, wanted_variant = parse_platform(platform)
@@ -121,6 +130,7 @@ def select_from_index(index: dict[str, Any], platform: str, what: str) -> dict[s
     raise ImageError(f"{what}: no manifest for platform {platform} (offered: {shown})")
 
 
+@reads_image_json
 def layers_of(manifest: dict[str, Any], config: dict[str, Any], what: str) -> list[LayerRef]:
     """LayerRefs of an OCI or Docker v2 manifest, with the config's diff_ids beside them."""
     descriptors = manifest.get("layers")
@@ -178,12 +188,13 @@ def verified(data: bytes, digest: str | None, what: str) -> bytes:
     return data
 
 
+@reads_image_json
 def docker_archive_manifest(store: BlobStore, tag: str | None) -> ImageManifest:
     """``manifest.json`` of ``docker save`` (legacy and Docker >= 25's OCI-style alike)."""
     if not store.has("manifest.json"):
         what = "an OCI image (use oci-archive:)" if store.has("index.json") else "not an image"
         raise ImageError(f"{store.label}: no manifest.json: {what}")
-    entries = json.loads(store.read("manifest.json") or b"null")
+    entries = load_json(store.read("manifest.json") or b"null", f"{store.label}: manifest.json")
     if not isinstance(entries, list) or not entries:
         raise ImageError(f"{store.label}: manifest.json lists no image")
     entry = entries[0]
@@ -216,6 +227,7 @@ def docker_archive_manifest(store: BlobStore, tag: str | None) -> ImageManifest:
     return ImageManifest(config=config, layers=layers, config_digest=config_digest)
 
 
+@reads_image_json
 def oci_layout_manifest(store: BlobStore, tag: str | None, platform: str) -> ImageManifest:
     """``index.json`` of an OCI image layout, down to one platform's manifest."""
     if not store.has("index.json"):
@@ -243,6 +255,7 @@ def oci_layout_manifest(store: BlobStore, tag: str | None, platform: str) -> Ima
     return resolve_manifest(descriptor, read, read, platform, store.label)
 
 
+@reads_image_json
 def resolve_manifest(
     descriptor: dict[str, Any],
     fetch_manifest: Callable[[str], bytes],

@@ -86,7 +86,7 @@ class _Inflater:
                     raise ImageError(f"{self.label}: truncated gzip stream")
             try:
                 out = self.decoder.decompress(self.pending, min(size, _OUT_SIZE))
-            except zlib.error as exc:
+            except (zlib.error, _inflate_module.error) as exc:  # isal raises its own error
                 raise ImageError(f"{self.label}: corrupt gzip stream ({exc})") from None
             self.pending = self.decoder.unconsumed_tail
             if self.decoder.eof:

@@ -86,18 +86,22 @@ class MergedTree:
             self.children[path] = {}
 
     def _ensure_dir(self, path: str, position: int) -> None:
-        if path in self.children:
-            return
-        self._put(path, Node("dir", 0, None, position))
+        missing = []  # outermost last; a loop, as paths may be thousands of levels deep
+        while path not in self.children:
+            missing.append(path)
+            path = posixpath.dirname(path)
+        for directory in reversed(missing):
+            self._put(directory, Node("dir", 0, None, position))
 
     def _remove(self, path: str) -> None:
+        # A loop, not recursion: a directory may be thousands of levels deep.
         parent, name = posixpath.split(path)
-        node = self.children.get(parent, {}).pop(name, None)
-        if node is None:
+        if self.children.get(parent, {}).pop(name, None) is None:
             return
-        self.contents.pop(path, None)
-        self.binaries.pop(path, None)
-        if node.kind == "dir":
-            for child in list(self.children.get(path, {})):
-                self._remove(posixpath.join(path, child))
-            self.children.pop(path, None)
+        pending = [path]
+        while pending:
+            current = pending.pop()
+            self.contents.pop(current, None)
+            self.binaries.pop(current, None)
+            for child in self.children.pop(current, {}):
+                pending.append(posixpath.join(current, child))

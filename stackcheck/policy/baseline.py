@@ -6,10 +6,11 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from stackcheck import __version__
+from stackcheck import __version__, limits
 from stackcheck.check.fingerprint import fingerprint
 from stackcheck.check.model import Report
 from stackcheck.errors import StackcheckError
+from stackcheck.inputs import load_json, read_regular
 
 BASELINE_SCHEMA_VERSION = 1
 
@@ -34,14 +35,7 @@ def write_baseline(report: Report, path: Path) -> int:
 
 
 def load_baseline(path: Path) -> set[str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise StackcheckError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise StackcheckError(
-            f"baseline {path}: not JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
+    data = load_json(read_regular(path, "baseline", limits.JSON_FILE_BYTES)[0], f"baseline {path}")
     if not isinstance(data, dict) or data.get("schema_version") != BASELINE_SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else None
         raise StackcheckError(

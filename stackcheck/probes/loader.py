@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from stackcheck.binary.elf import ElfDynamic
+from stackcheck.limits import LD_LIBRARY_PATH_MAX_ENTRIES, LDSO_INCLUDE_DEPTH, LDSO_MAX_FILES
 from stackcheck.snapshot.model import Evidence, EvidenceKind
 from stackcheck.views.base import FileView
 
 LD_SO_CONF = "/etc/ld.so.conf"
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
-_MAX_INCLUDE_DEPTH = 8
+_DETAIL_LIMIT = 4096  # of LD_LIBRARY_PATH shown as evidence
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,20 @@ def _unique(dirs: list[SearchDir]) -> list[SearchDir]:
 def loader_path(view: FileView, env: Mapping[str, str], env_kind: EvidenceKind) -> LoaderPath:
     result = LoaderPath()
     value = env.get("LD_LIBRARY_PATH", "")
-    for entry in value.split(":"):
-        if entry:
-            evidence = Evidence(kind=env_kind, source="LD_LIBRARY_PATH", detail=value)
-            result.ld_library_path.append(
-                SearchDir(posixpath.normpath(entry), "LD_LIBRARY_PATH", evidence)
-            )
-    result.configured = _configured_dirs(view, LD_SO_CONF, 0)
+    entries = [e for e in value.split(":", LD_LIBRARY_PATH_MAX_ENTRIES) if e]
+    if len(entries) > LD_LIBRARY_PATH_MAX_ENTRIES:
+        # A path that long is broken; the first entries are what the loader tries first.
+        entries = entries[:LD_LIBRARY_PATH_MAX_ENTRIES]
+        view.problems.append(
+            f"LD_LIBRARY_PATH: only its first {LD_LIBRARY_PATH_MAX_ENTRIES} entries were read"
+        )
+    shown = value if len(value) <= _DETAIL_LIMIT else value[:_DETAIL_LIMIT] + "..."
+    evidence = Evidence(kind=env_kind, source="LD_LIBRARY_PATH", detail=shown)
+    for entry in dict.fromkeys(entries):
+        result.ld_library_path.append(
+            SearchDir(posixpath.normpath(entry), "LD_LIBRARY_PATH", evidence)
+        )
+    result.configured = _configured_dirs(view, LD_SO_CONF, 0, set())
     result.defaults = [
         SearchDir(d, "default", Evidence(kind="file", source=d, detail="trusted directory"))
         for d in DEFAULT_DIRS
@@ -115,9 +123,15 @@ def loader_path(view: FileView, env: Mapping[str, str], env_kind: EvidenceKind) 
     return result
 
 
-def _configured_dirs(view: FileView, conf: str, depth: int) -> list[SearchDir]:
+def _configured_dirs(view: FileView, conf: str, depth: int, visited: set[str]) -> list[SearchDir]:
+    """The directories of one ld.so.conf file and what it includes. Each file is read once
+    (a file that includes itself, directly or not, adds nothing more), at most
+    LDSO_INCLUDE_DEPTH deep and LDSO_MAX_FILES in all."""
+    if conf in visited or depth > LDSO_INCLUDE_DEPTH or len(visited) >= LDSO_MAX_FILES:
+        return []
+    visited.add(conf)
     text = view.read_text(conf)
-    if text is None or depth > _MAX_INCLUDE_DEPTH:
+    if text is None:
         return []
     dirs: list[SearchDir] = []
     for raw in text.splitlines():
@@ -129,7 +143,7 @@ def _configured_dirs(view: FileView, conf: str, depth: int) -> list[SearchDir]:
             if not pattern.startswith("/"):
                 pattern = posixpath.join(posixpath.dirname(conf), pattern)
             for included in view.glob(pattern):
-                dirs.extend(_configured_dirs(view, included, depth + 1))
+                dirs.extend(_configured_dirs(view, included, depth + 1, visited))
         elif line.startswith("/"):
             evidence = Evidence(kind="file", source=conf, detail=line, layer=view.provenance(conf))
             dirs.append(SearchDir(posixpath.normpath(line), conf, evidence))

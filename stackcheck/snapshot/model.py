@@ -132,7 +132,8 @@ class Gpu(_Model):
     index: int | None = None
     name: str
     memory_mib: int | None = None
-    compute_capability: str | None = None
+    # MAJOR.MINOR, as NVML and nvidia-smi give it; a snapshot read from a file is held to it.
+    compute_capability: str | None = Field(default=None, pattern=r"^\d{1,3}\.\d{1,3}$")
     pci_bus_id: str | None = None
     evidence: list[Evidence] = Field(default_factory=list)
 

@@ -43,9 +43,15 @@ class DirectoryView(FileView):
             return []
 
     def _read(self, path: str, offset: int, size: int) -> bytes:
+        if offset < 0 or size <= 0:
+            return b""
         try:
             with open(self._host_path(path), "rb") as handle:
+                # Never ask for more than the file holds: an ELF header may claim any size.
+                size = min(size, os.fstat(handle.fileno()).st_size - offset)
+                if size <= 0:
+                    return b""
                 handle.seek(offset)
                 return handle.read(size)
-        except OSError:
+        except (OSError, OverflowError, ValueError):
             return b""

@@ -3,6 +3,7 @@ a tar that can only be read once (a compressed archive, an engine's ``save`` str
 
 from __future__ import annotations
 
+import hashlib
 import io
 import posixpath
 import re
@@ -21,8 +22,10 @@ from stackcheck.image.source import (
     blob_path,
 )
 from stackcheck.image.stream import Readable
+from stackcheck.limits import KEPT_MEMBER_BYTES
 
 _SMALL = 4 << 20
+_BLOCK = 512
 _LINK_HOPS = 8
 _DIGEST_NAME = re.compile(r"(?:^|/)(?:blobs/sha256/)?([0-9a-f]{64})(?:\.tar)?$")
 
@@ -119,6 +122,8 @@ class KeptBlobs(BlobStore):
         self.data: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
         self.scanned: dict[str, tuple[LayerIndex, set[str]]] = {}  # with the digests measured
+        self.failed: dict[str, str] = {}  # small members that were not layers: why
+        self.kept_bytes = 0
 
     def resolve(self, name: str) -> str:
         for _ in range(_LINK_HOPS):
@@ -126,6 +131,15 @@ class KeptBlobs(BlobStore):
                 return name
             name = self.links[name]
         raise ImageError(f"{self.label}: {name}: too many links")
+
+    def keep(self, name: str, data: bytes) -> None:
+        self.kept_bytes += len(data)
+        if self.kept_bytes > KEPT_MEMBER_BYTES:
+            raise ImageError(
+                f"{self.label}: more than {KEPT_MEMBER_BYTES >> 20} MiB of JSON members "
+                "(manifests and configs are a few KB); refusing it"
+            )
+        self.data[name] = data
 
     def has(self, name: str) -> bool:
         resolved = self.resolve(member_name(name, self.label))
@@ -142,7 +156,8 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
     """Read a tar that cannot be re-read: keep small members, walk every large one as a layer."""
     kept = KeptBlobs(label)
     try:
-        with tarfile.open(fileobj=raw, mode="r|") as tar:  # type: ignore[call-overload]
+        # Reads of 1 MiB: the default 10 KiB makes each inflate call too small to be fast.
+        with tarfile.open(fileobj=raw, mode="r|", bufsize=1 << 20) as tar:  # type: ignore[call-overload]
             for member in tar:
                 name = member_name(member.name, label)
                 if member.issym() or member.islnk():
@@ -152,21 +167,57 @@ def walk_once(raw: Readable, label: str, analyzer: LayerAnalyzer) -> KeptBlobs:
                     continue
                 handle = tar.extractfile(member)
                 assert handle is not None
-                if member.size <= _SMALL:
-                    kept.data[name] = handle.read()
+                head = handle.peek(_BLOCK)[:_BLOCK]
+                if member.size <= _SMALL and head.lstrip()[:1] in (b"{", b"["):
+                    kept.keep(name, handle.read())  # a manifest, an index or a config
                     continue
+                if member.size <= _SMALL and not _may_be_layer(head):
+                    kept.failed[name] = f"{label}: {name} is not a layer (not a tar, gzip or zstd)"
+                    continue
+                # Anything else may be a layer: walked as it passes, never held whole.
                 match = _DIGEST_NAME.search(name)
                 hint = f"sha256:{match.group(1)}" if match else None
                 cached = analyzer.cached(hint) if hint else None
                 if cached is not None and hint is not None:
-                    kept.scanned[name] = (cached, {hint})  # the name is the digest it was kept by
+                    # Served only if the bytes going by still hash to the name it was kept by.
+                    if _sha256_of(handle) == hint:
+                        kept.scanned[name] = (cached, {hint})
+                    else:
+                        kept.failed[name] = f"{label}: {name}: digest mismatch (not {hint})"
                     continue
                 layer = LayerRef(digest=hint or name, location=name)
-                index, blob, tar_digest = analyzer.scan(handle, layer, measure=True)
+                try:
+                    index, blob, tar_digest = analyzer.scan(handle, layer, measure=True)
+                except ImageError as exc:
+                    if member.size > _SMALL:
+                        raise
+                    kept.failed[name] = str(exc)  # an error only if the manifest names it
+                    continue
                 kept.scanned[name] = (index, {blob, tar_digest})
     except (tarfile.TarError, EOFError) as exc:
         raise ImageError(f"{label}: not a readable image archive ({exc})") from None
     return kept
+
+
+def _may_be_layer(head: bytes) -> bool:
+    """Whether a member's first bytes can start a layer: compressed, or a tar header (whose
+    checksum field adds up), or empty."""
+    if head.startswith((b"\x1f\x8b", b"\x28\xb5\x2f\xfd")) or not head.strip(b"\x00"):
+        return True
+    if len(head) < _BLOCK:
+        return False
+    try:
+        stored = int(head[148:156].split(b"\x00", 1)[0].strip() or b"-1", 8)
+    except ValueError:
+        return False
+    return stored == sum(head) - sum(head[148:156]) + 256
+
+
+def _sha256_of(handle: Readable) -> str:
+    sha = hashlib.sha256()
+    while data := handle.read(1 << 20):
+        sha.update(data)
+    return "sha256:" + sha.hexdigest()
 
 
 def load_kept(kept: KeptBlobs, manifest: ImageManifest, analyzer: LayerAnalyzer) -> LoadedImage:
@@ -182,6 +233,8 @@ def load_kept(kept: KeptBlobs, manifest: ImageManifest, analyzer: LayerAnalyzer)
                     f"got {', '.join(sorted(measured))}"
                 )
             indexes.append(index)
+        elif name in kept.failed:
+            raise ImageError(kept.failed[name])
         elif name in kept.data:
             indexes.append(
                 analyzer.cached(layer.digest)

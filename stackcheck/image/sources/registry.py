@@ -192,7 +192,9 @@ class RegistrySource(ImageSource):
             self.platform,
             str(reference),
         )
-        indexes = analyzer.scan_all(manifest.layers, self._open_layer)
+        # A registry serves blobs by digest and they were checked when cached: fetching them
+        # again only to re-check would cost the download the cache is there to save.
+        indexes = analyzer.scan_all(manifest.layers, self._open_layer, verify_cached=False)
         return LoadedImage(manifest, indexes)
 
     def _open_layer(self, layer: LayerRef) -> Readable:

@@ -13,6 +13,7 @@ from stackcheck.image.sources.blobs import sniff
 from stackcheck.image.sources.engine import EngineSource, EngineUnavailable, NotInEngine
 from stackcheck.image.sources.layout import LayoutSource
 from stackcheck.image.sources.reference import parse_reference
+from stackcheck.inputs import check_regular
 
 if TYPE_CHECKING:
     from stackcheck.image.sources.registry import RegistrySource
@@ -61,7 +62,8 @@ def open_source(text: str, platform: str, insecure: bool) -> ImageSource:
         if text.startswith(prefix):
             path, tag = _path_and_tag(text[len(prefix) :])
             kind: ArchiveKind = "docker-archive" if prefix == "docker-archive:" else "oci-archive"
-            return ArchiveSource(_existing(path, text), kind, tag, platform)
+            check_regular(_existing(path, text), "image archive")  # a FIFO would block
+            return ArchiveSource(path, kind, tag, platform)
     if text.startswith("oci:"):
         path, tag = _path_and_tag(text[len("oci:") :])
         return LayoutSource(_existing(path, text), tag, platform)
@@ -83,6 +85,7 @@ def _from_path(path: Path, platform: str) -> ImageSource:
     """A path with no transport: an OCI layout directory, or an archive of either kind."""
     if path.is_dir():
         return LayoutSource(path, None, platform)
+    check_regular(path, "image archive")
     import tarfile
 
     if sniff(path).startswith((b"\x1f\x8b", b"\x28\xb5\x2f\xfd")):
