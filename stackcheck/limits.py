@@ -28,7 +28,7 @@ SUBPROCESS_STDERR_BYTES = 64 << 10
 
 # -- pasted text ------------------------------------------------------------------------------
 # Bytes of a pasted report `triage` reads; the rest is cut, and the report says so.
-PASTED_TEXT_BYTES = 1 << 20
+PASTED_TEXT_BYTES = 8 << 20  # a 64-rank NCCL_DEBUG=INFO log (~5 MB) fits whole
 
 # -- files named on the command line ------------------------------------------------------------
 # A snapshot, baseline or report JSON file (a fleet of 10,000 nodes writes ~2 MB a node at most).

@@ -156,12 +156,18 @@ def test_a_timeout_kills_the_whole_process_group(
 # -- pasted text and files -------------------------------------------------------------------------
 
 
-def test_pasted_text_is_cut_and_said_so(cli: Cli, tmp_path: Path) -> None:
+def test_pasted_text_is_cut_and_said_so(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cut itself, at a small bound: the real one (8 MiB) costs seconds of triage per run.
+    monkeypatch.setattr(limits, "PASTED_TEXT_BYTES", 64 << 10)
     pasted = tmp_path / "env.txt"
     line = "NCCL_DEBUG=INFO\n"
     pasted.write_text("$ env\n" + line * (limits.PASTED_TEXT_BYTES // len(line) + 1000))
     done = cli("triage", str(pasted))
     assert done.code in (0, 1)
+    read = int(done.err.split("only the first ")[1].split()[0])
+    assert limits.PASTED_TEXT_BYTES - len(line) < read <= limits.PASTED_TEXT_BYTES  # whole lines
     assert "the rest was cut" in done.err
 
 

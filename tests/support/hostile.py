@@ -208,7 +208,7 @@ def memory_cases(corpus: Corpus) -> None:
     corpus.add(Case("nvidia-smi-floods", ["probe", "--no-network"], ANSWER, env={"PATH": path}))
     dump = corpus.workdir / "env-dump.txt"
     line = "NCCL_SOCKET_IFNAME=eth0\nNCCL_DEBUG=INFO\nSOME_OTHER_VARIABLE=abcdefghijklmnop\n"
-    size = 13_000_000 if corpus.scale > 1 else 2_000_000  # the 13 MB; over the cap
+    size = 13_000_000 if corpus.scale > 1 else 2_000_000  # the 13 MB is over the cap
     dump.write_text("$ env\n" + line * (size // len(line)))
     corpus.add(Case("pasted-env-dump", ["triage", str(dump)], ANSWER, "NCCL"))
     many = corpus.images.docker_archive(
