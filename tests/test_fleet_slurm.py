@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT, Outcome, run_stackcheck
+from tests.conftest import PROJECT, Outcome, need_service, run_stackcheck
 from tests.support.elfbuild import ElfFactory
 from tests.support.fleet import p5_trees
 
@@ -49,10 +49,7 @@ class Cluster:
 def slurm() -> Iterator[Cluster]:
     """A private Slurm cluster; required (not skipped) when the suite runs as CI runs it."""
     if shutil.which("slurmctld") is None or shutil.which("munged") is None or os.geteuid() != 0:
-        message = "Slurm needs root and scripts/services/slurm.sh install"
-        if os.environ.get("STACKCHECK_REQUIRE_ARTIFACTS"):
-            pytest.fail(message)
-        pytest.skip(message)
+        need_service("needs root and Slurm (scripts/services/slurm.sh install), as CI has")
     started = subprocess.run(
         [str(SERVICE), "start", str(NODES)], capture_output=True, text=True, timeout=120
     )
