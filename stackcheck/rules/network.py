@@ -85,6 +85,7 @@ class NetPluginUnresolved(Rule):
     name = "net-plugin-unresolved"
     family = "nccl-net-fallback"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "The NCCL net plugin's own libraries do not resolve"
     doc = RuleDoc(
         what="Resolves every DT_NEEDED library of the net plugin NCCL would load, with the "
