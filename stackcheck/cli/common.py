@@ -215,6 +215,8 @@ def emit(
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     else:
         sys.stdout.write(get_format(args.format, args.show_suppressed).render(report))
+    if args.write_baseline:
+        return EXIT_CLEAN  # recording the findings is the job asked for, and it succeeded
     return exit_code(report.findings, fail_threshold(args))
 
 
