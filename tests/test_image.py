@@ -369,6 +369,42 @@ def test_rescan_reads_only_new_layers(
     assert (stats.from_cache, stats.bytes_read) == (2, 0)
 
 
+def test_rescan_of_a_whole_gzip_archive_skips_the_walk(
+    ngc: ImageSpec, images: ImageBuilder, tmp_path: Path
+) -> None:
+    """A gzip archive can only be read front to back; a rescan whose layers are all cached
+    reads none of it beyond its first and last MiB (its identity)."""
+    big = images.layer(extra=[member("opt/blob", os.urandom(5 << 20))])  # walked, not kept
+    spec = ImageSpec([*ngc.layers, big], env=ngc.env)
+    archive = images.docker_archive(spec, outer="gzip")
+    cache = tmp_path / "cache"
+    first, stats = scan(f"docker-archive:{archive}", cache)
+    assert stats.from_cache == 0 and stats.bytes_read > 5 << 20
+    again, stats = scan(f"docker-archive:{archive}", cache)
+    assert (stats.layers, stats.from_cache, stats.bytes_read) == (2, 2, 0)
+    assert stack(again) == stack(first)
+    assert again.image and first.image
+    assert again.image.config_digest == first.image.config_digest
+    # Another archive (one byte of a layer changed) is not taken for the cached one.
+    other = images.docker_archive(
+        ImageSpec([*ngc.layers, images.layer(extra=[member("opt/blob", b"x" * (5 << 20))])]),
+        outer="gzip",
+    )
+    _, stats = scan(f"docker-archive:{other}", cache)
+    assert stats.bytes_read > 0
+
+
+def test_progress_counts_layers_of_an_archive_read_front_to_back(
+    ngc: ImageSpec, images: ImageBuilder
+) -> None:
+    big = images.layer(extra=[member("opt/blob", os.urandom(5 << 20))])
+    archive = images.docker_archive(ImageSpec([*ngc.layers, big]), outer="gzip")
+    shown = io.StringIO()
+    scan(f"docker-archive:{archive}", progress=Progress(shown, enabled=True))
+    assert "scanning: 1 layer ·" in shown.getvalue()
+    assert "/0 layers" not in shown.getvalue()
+
+
 def test_nothing_is_written_outside_the_cache(
     ngc: ImageSpec, images: ImageBuilder, tmp_path: Path
 ) -> None:

@@ -72,6 +72,14 @@ class LayerAnalyzer(ABC):
     ) -> list[LayerIndex]:
         """Every layer's index, in order: cached ones from the cache, the rest in parallel."""
 
+    @abstractmethod
+    def recall(self, key: str) -> dict[str, object] | None:
+        """A record a source remembered under KEY in an earlier scan (no cache: None)."""
+
+    @abstractmethod
+    def remember(self, key: str, record: dict[str, object]) -> None:
+        """Keep RECORD under KEY for later scans, where there is a cache."""
+
 
 class ImageSource(ABC):
     transport: str
