@@ -3,6 +3,7 @@ would load, metadata against files, pairing with a host, the cache, and hostile 
 
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
@@ -522,10 +523,36 @@ def test_unreachable_engine_and_registry() -> None:
         env={"DOCKER_HOST": "unix:///nonexistent.sock"},
     )
     assert_one_line_error(
-        done, "no Docker-compatible engine at unix:///nonexistent.sock", "unreachable"
+        done,
+        "no Docker-compatible engine at unix:///nonexistent.sock (DOCKER_HOST): No such file",
+        "unreachable",
     )
     done = run_stackcheck("scan", "registry://127.0.0.1:9/stackcheck/none:1", "--no-cache")
-    assert_one_line_error(done, "registry 127.0.0.1:9 unreachable")
+    # What was tried, in one line: each URL with TLS or not and why it failed, and credentials.
+    assert_one_line_error(
+        done,
+        "registry 127.0.0.1:9 unreachable: tried https://127.0.0.1:9 (TLS): Connection refused; "
+        "http://127.0.0.1:9 (plain HTTP): Connection refused; credentials in ",
+        "config.json: none",
+    )
+
+
+def test_unreachable_registry_says_credentials_were_found_without_showing_them(
+    tmp_path: Path,
+) -> None:
+    secret = base64.b64encode(b"someone:hunter2-password").decode()
+    (tmp_path / "config.json").write_text(json.dumps({"auths": {"127.0.0.1:9": {"auth": secret}}}))
+    done = run_stackcheck(
+        "scan",
+        "registry://127.0.0.1:9/stackcheck/none:1",
+        "--no-cache",
+        "--insecure",
+        env={"DOCKER_CONFIG": str(tmp_path)},
+    )
+    assert_one_line_error(
+        done, "https://127.0.0.1:9 (TLS, unverified): Connection refused", "config.json: found"
+    )
+    assert "hunter2" not in done.err and secret not in done.err
 
 
 def test_truncated_zstd_layer(root: Root, images: ImageBuilder) -> None:
