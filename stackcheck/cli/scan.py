@@ -71,8 +71,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
-    from stackcheck.dockerfile.anchors import anchor_findings
-    from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
     from stackcheck.image.cache import LayerCache, default_cache_dir
     from stackcheck.image.progress import Progress
     from stackcheck.image.scan import scan_image
@@ -84,7 +82,12 @@ def run(args: argparse.Namespace) -> int:
 
     matrix = matrix_from(args)
     host = read_snapshot(args.host) if args.host is not None else None
-    dockerfile = read_dockerfile(args.dockerfile) if args.dockerfile else None
+    dockerfile = None
+    if args.dockerfile:
+        # Only with --dockerfile: the lint pulls in every triage format (a tenth of a second).
+        from stackcheck.dockerfile.lint import read_dockerfile
+
+        dockerfile = read_dockerfile(args.dockerfile)
     target = TargetHost(args.driver, args.gpu, args.instance, host, f"host {args.host}")
     source = open_source(args.image, args.platform, args.insecure)
     cache = None
@@ -99,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
     report = check(snapshot, matrix)
     if dockerfile is None:
         return emit(report, args)
+    from stackcheck.dockerfile.anchors import anchor_findings
+    from stackcheck.dockerfile.lint import lint_dockerfile
+
     linted = lint_dockerfile(dockerfile, args.dockerfile, index)
     layers = snapshot.image.layers if snapshot.image else []
     report = anchor_findings(report, linted.dockerfile, args.dockerfile, layers)

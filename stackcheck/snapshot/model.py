@@ -18,7 +18,7 @@ SCHEMA_VERSION = 1
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ComponentName(str, Enum):
@@ -76,7 +76,7 @@ EvidenceKind = Literal[
 class Evidence(_Model):
     """Where a value was read: which file, library, command or variable said so."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     kind: EvidenceKind
     source: str
