@@ -41,8 +41,11 @@ SOURCE_ROOT = "%SRCROOT%"  # the checkout: GitHub resolves relative URIs against
 
 def _repository_file(source: str, root: Path) -> str | None:
     """SOURCE as a URI relative to ROOT when it names a file inside ROOT, else None."""
-    path = (root / source).resolve()
-    if not path.is_relative_to(root) or not path.is_file():
+    try:
+        path = (root / source).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            return None
+    except (OSError, ValueError):  # a name too long or with a NUL is no repository file
         return None
     return quote(path.relative_to(root).as_posix())
 
