@@ -1,5 +1,7 @@
 """Start-up costs, as a user pays them: fresh processes, median of several runs, the commands
-interleaved so a busy machine slows each alike.
+interleaved so a busy machine slows each alike. Each is reported as wall time and as CPU time
+(user + system of the process and its children): start-up is single-threaded and CPU-bound, so
+on a machine shared with other work the CPU time is the steadier figure.
 
 - `python -c pass`: the interpreter alone, the floor;
 - `stackcheck probe --json --no-network` on this host;
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,6 +66,11 @@ def small_archive() -> Path:
     return archive
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> int:
     parser = benchmark_parser(__doc__, runs=9)
     parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
@@ -81,18 +89,24 @@ def main() -> int:
     if args.collect_env_python:
         commands["collect_env"] = [str(args.collect_env_python), "-m", "torch.utils.collect_env"]
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):
         for name, argv in commands.items():
+            before = _children_cpu()
             started = time.perf_counter()
             subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times[name].append(time.perf_counter() - started)
+            cpu[name].append(_children_cpu() - before)
     result: dict[str, object] = {"runs": args.runs}
-    for name, values in times.items():
-        result[f"{name}_median_s"] = round(statistics.median(values), 3)
-        result[f"{name}_min_s"] = round(min(values), 3)
+    for name in commands:
+        result[f"{name}_wall_median_s"] = round(statistics.median(times[name]), 3)
+        result[f"{name}_cpu_median_s"] = round(statistics.median(cpu[name]), 3)
     if args.collect_env_python:
-        ratio = statistics.median(times["probe_json"]) / statistics.median(times["collect_env"])
-        result["probe_to_collect_env"] = round(ratio, 3)
+        for kind, values in (("wall", times), ("cpu", cpu)):
+            ratio = statistics.median(values["probe_json"]) / statistics.median(
+                values["collect_env"]
+            )
+            result[f"probe_to_collect_env_{kind}"] = round(ratio, 3)
     result["goals"] = "probe <= 0.1x collect_env; cached rescan <= 0.15 s"
     print_result(result, args.json)
     return 0
