@@ -19,7 +19,9 @@ start)
         podman --root "$state/storage" --runroot "$state/runroot" \
         system service --time=0 "unix://$state/podman.sock" >"$state/podman.log" 2>&1 &
     echo $! >"$state/podman.pid"
-    wait_until 10 test -S "$state/podman.sock" || start_failed "podman's service" "$state/podman.log"
+    # Until the socket is there, or the service has already given up.
+    wait_until 10 sh -c "test -S '$state/podman.sock' || ! kill -0 $(cat "$state/podman.pid")" || true
+    test -S "$state/podman.sock" || start_failed "podman's service" "$state/podman.log"
     echo "export STACKCHECK_PODMAN_SOCKET=$state/podman.sock"
     echo "export STACKCHECK_PODMAN_STORE='--root $state/storage --runroot $state/runroot'"
     ;;
