@@ -31,8 +31,12 @@ fi
 
 if ! ls debs/libfabric1_*.deb >/dev/null 2>&1; then
     echo "== downloading Debian's libfabric1"
-    mkdir -p debs
-    (cd debs && { apt-get download libfabric1 2>/dev/null || { apt-get update -qq && apt-get download libfabric1; }; })
+    mkdir -p debs apt/lists/partial apt/cache/archives/partial
+    # With the system's package lists when it has them; else with lists of its own under apt/,
+    # which needs no root and leaves the system's alone.
+    private=(-o "Dir::State::Lists=$PWD/apt/lists" -o "Dir::Cache=$PWD/apt/cache" -o Debug::NoLocking=1)
+    (cd debs && { apt-get download libfabric1 2>/dev/null ||
+        { apt-get -qq "${private[@]}" update && apt-get "${private[@]}" download libfabric1; }; })
 fi
 
 MULTITOOL=5.7.0
