@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -88,14 +89,22 @@ def images(tmp_path: Path) -> ImageBuilder:
     return ImageBuilder(tmp_path / "images")
 
 
+def need_service(message: str) -> NoReturn:
+    """Skip a test whose service is missing, saying why in one line; fail instead where
+    scripts/test.sh started the services (as root, as CI runs it)."""
+    if os.environ.get("STACKCHECK_REQUIRE_SERVICES"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def _service(variable: str, script: str) -> str:
-    """A test service started by scripts/test.sh; required when the suite runs in CI."""
+    """A test service started by scripts/test.sh when it runs as root."""
     value = os.environ.get(variable)
     if not value:
-        message = f"{variable} unset: start it with scripts/services/{script} start DIR"
-        if os.environ.get("STACKCHECK_REQUIRE_ARTIFACTS"):
-            pytest.fail(message)
-        pytest.skip(message)
+        need_service(
+            f"needs a service scripts/test.sh starts as root ({variable} unset; or run "
+            f"scripts/services/{script} start DIR)"
+        )
     return value
 
 

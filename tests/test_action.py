@@ -129,7 +129,7 @@ def test_image_with_its_dockerfile(
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     sc601 = next(r for r in results if r["ruleId"] == "SC601")
     assert sc601["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "Dockerfile"},
+        "artifactLocation": {"uri": "Dockerfile", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 3},
     }
     report = json.loads(Path(run.outputs["report-json"]).read_text())

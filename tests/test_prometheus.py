@@ -6,7 +6,6 @@ on loopback) serves the file over HTTP."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from prometheus_client.samples import Sample
 from stackcheck.check.model import Finding, Severity
 from stackcheck.formats.prometheus import PrometheusFormat, RunFacts
 from stackcheck.snapshot import Snapshot
-from tests.conftest import PROJECT, Outcome
+from tests.conftest import PROJECT, Outcome, need_service
 from tests.support.fleet import probe_trees, write_fleet
 
 Cli = Callable[..., Outcome]
@@ -229,11 +228,9 @@ def test_fleet_metrics_count_nodes_per_rule_drift_and_version(
 @pytest.fixture(scope="module")
 def node_exporter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A private node_exporter reading a textfile directory; required where CI runs the suite."""
-    if shutil.which("prometheus-node-exporter") is None and not os.environ.get(
-        "STACKCHECK_REQUIRE_ARTIFACTS"
-    ):
-        pytest.skip(
-            "prometheus-node-exporter not installed (scripts/services/node-exporter.sh install)"
+    if shutil.which("prometheus-node-exporter") is None:
+        need_service(
+            "needs prometheus-node-exporter (scripts/services/node-exporter.sh install, as root)"
         )
     state = tmp_path_factory.mktemp("node-exporter")
     started = subprocess.run(

@@ -31,6 +31,13 @@ stop_by_pidfile() {
     rm -f "$pidfile"
 }
 
+# start_failed NAME LOG : say on stderr that NAME did not start and why (its log's last lines).
+start_failed() {
+    echo "$1 did not start; the end of $2:" >&2
+    tail -n 5 "$2" | sed 's/^/  /' >&2
+    exit 1
+}
+
 # wait_until SECONDS COMMAND... : retry COMMAND every 0.1 s until it succeeds or time is up.
 wait_until() {
     local tries=$(($1 * 10))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # podman from Debian serving the Docker API on a unix socket, with a private image store, for the
 # image tests. Nothing outside STATE_DIR is written (the system image store is left alone).
+# podman refuses a runroot longer than 50 characters: give it a short STATE_DIR (under /tmp).
 #   podman.sh start STATE_DIR   install if needed, start, print `export` lines for the tests
 #   podman.sh stop STATE_DIR    stop the service by its PID, and release the store's overlay mount
 set -euo pipefail
@@ -18,10 +19,9 @@ start)
         podman --root "$state/storage" --runroot "$state/runroot" \
         system service --time=0 "unix://$state/podman.sock" >"$state/podman.log" 2>&1 &
     echo $! >"$state/podman.pid"
-    if ! wait_until 10 test -S "$state/podman.sock"; then
-        echo "podman service did not start; see $state/podman.log" >&2
-        exit 1
-    fi
+    # Until the socket is there, or the service has already given up.
+    wait_until 10 sh -c "test -S '$state/podman.sock' || ! kill -0 $(cat "$state/podman.pid")" || true
+    test -S "$state/podman.sock" || start_failed "podman's service" "$state/podman.log"
     echo "export STACKCHECK_PODMAN_SOCKET=$state/podman.sock"
     echo "export STACKCHECK_PODMAN_STORE='--root $state/storage --runroot $state/runroot'"
     ;;

@@ -36,10 +36,8 @@ $auth
 CONFIG
         docker-registry serve "$state/$name.yml" >"$state/$name.log" 2>&1 &
         echo $! >"$state/$name.pid"
-        if ! wait_until 10 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)"; then
-            echo "registry did not start; see $state/$name.log" >&2
-            exit 1
-        fi
+        wait_until 10 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" ||
+            start_failed "the $name registry" "$state/$name.log"
         [ "$name" = open ] && echo "export STACKCHECK_REGISTRY=127.0.0.1:$port"
         [ "$name" = login ] && echo "export STACKCHECK_REGISTRY_LOGIN=127.0.0.1:$port"
     done

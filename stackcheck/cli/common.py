@@ -206,6 +206,8 @@ def emit(
     holds a Dockerfile's inline ignores."""
     report = settle(report, args, inline)
     show(report, args, json_extra)
+    if args.write_baseline:
+        return EXIT_CLEAN  # recording the findings is the job asked for, and it succeeded
     return exit_code(report.findings, fail_threshold(args))
 
 

@@ -35,7 +35,8 @@ def run_rules(args: argparse.Namespace) -> int:
                 "id": r.id,
                 "name": r.name,
                 "family": r.family,
-                "severity": r.severity.value,
+                "severity": r.severity.value,  # the most severe level
+                "severities": r.severities(),  # the level, or the range findings get
                 "title": r.title,
             }
             for r in RULES
@@ -43,10 +44,11 @@ def run_rules(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_CLEAN
     width = max(len(r.family) for r in RULES)
-    sys.stdout.write(f"{'ID':<7}{'FAMILY':<{width + 2}}{'SEVERITY':<10}TITLE\n")
+    levels = max(len(r.severities()) for r in RULES)
+    sys.stdout.write(f"{'ID':<7}{'FAMILY':<{width + 2}}{'SEVERITY':<{levels + 2}}TITLE\n")
     for rule in RULES:
         sys.stdout.write(
-            f"{rule.id:<7}{rule.family:<{width + 2}}{rule.severity.value:<10}{rule.title}\n"
+            f"{rule.id:<7}{rule.family:<{width + 2}}{rule.severities():<{levels + 2}}{rule.title}\n"
         )
     return EXIT_CLEAN
 

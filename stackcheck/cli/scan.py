@@ -73,9 +73,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check
-    from stackcheck.dockerfile.anchors import anchor_findings
-    from stackcheck.dockerfile.build import BuildOptions
-    from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
     from stackcheck.image.cache import LayerCache, default_cache_dir
     from stackcheck.image.progress import Progress
     from stackcheck.image.scan import scan_image
@@ -87,7 +84,12 @@ def run(args: argparse.Namespace) -> int:
 
     matrix = matrix_from(args)
     host = read_snapshot(args.host) if args.host is not None else None
-    dockerfile = read_dockerfile(args.dockerfile) if args.dockerfile else None
+    dockerfile = None
+    if args.dockerfile:
+        # Only with --dockerfile: the lint pulls in every triage format (a tenth of a second).
+        from stackcheck.dockerfile.lint import read_dockerfile
+
+        dockerfile = read_dockerfile(args.dockerfile)
     target = TargetHost(args.driver, args.gpu, args.instance, host, f"host {args.host}")
     source = open_source(args.image, args.platform, args.insecure)
     cache = None
@@ -102,6 +104,10 @@ def run(args: argparse.Namespace) -> int:
     report = check(snapshot, matrix)
     if dockerfile is None:
         return emit(report, args)
+    from stackcheck.dockerfile.anchors import anchor_findings
+    from stackcheck.dockerfile.build import BuildOptions
+    from stackcheck.dockerfile.lint import lint_dockerfile
+
     options = BuildOptions(dict(args.build_arg), args.target, args.platform)
     linted = lint_dockerfile(dockerfile, args.dockerfile, index, options)
     layers = snapshot.image.layers if snapshot.image else []

@@ -34,11 +34,17 @@ def _names(stacks: Iterable[Stack]) -> str:
 
 
 def _node_findings(stacks: list[Stack], reports: list[Report], answered: int) -> list[NodeFinding]:
-    """Each distinct finding once, with every node whose stack has it."""
+    """Each finding once, with every node whose stack has it. Findings that read the same are
+    one (stacks may differ in the evidence behind it): their evidence is pooled."""
     groups: dict[str, tuple[Finding, list[Stack]]] = {}
     for stack, report in zip(stacks, reports, strict=True):
         for finding in report.findings:
-            groups.setdefault(finding.model_dump_json(), (finding, []))[1].append(stack)
+            key = finding.model_dump_json(exclude={"evidence"})
+            first, owners = groups.setdefault(key, (finding, []))
+            if owners:
+                pooled = list(dict.fromkeys([*first.evidence, *finding.evidence]))
+                groups[key] = (first.model_copy(update={"evidence": pooled}), owners)
+            owners.append(stack)
     return [
         NodeFinding(
             **dict(finding),

@@ -47,6 +47,49 @@ def headline(snapshot: Snapshot) -> str:
     return " · ".join(parts) or "nothing found"
 
 
+_MAX_DIFFERENCES = 4
+
+
+def _aspects(snapshot: Snapshot) -> dict[str, str]:
+    """Everything a stack's report shows, aspect by aspect, to say where two stacks differ."""
+    platform = snapshot.platform
+    aspects = {
+        "platform": " ".join(p for p in (platform.os, platform.kernel, platform.machine) if p),
+        "GPUs": ", ".join(gpu.name for gpu in snapshot.gpus.devices),
+        "EFA devices": ", ".join(snapshot.runtime.efa_devices or []),
+    }
+    for name in ComponentName:
+        component = snapshot.components.get(name)
+        installations = component.installations if component else []
+        aspects[name.display_name] = "; ".join(
+            " ".join(p for p in (i.version or "?", i.origin, i.path) if p) for i in installations
+        )
+    for variable, value in snapshot.env.items():
+        aspects[variable] = value.value or ""
+    return aspects
+
+
+def headlines(snapshots: list[Snapshot]) -> list[str]:
+    """Each stack's headline; where two would read the same, each adds what tells it apart."""
+    lines = [headline(s) for s in snapshots]
+    alike: dict[str, list[int]] = {}
+    for index, line in enumerate(lines):
+        alike.setdefault(line, []).append(index)
+    for group in alike.values():
+        if len(group) < 2:
+            continue
+        aspects = [_aspects(snapshots[i]) for i in group]
+        keys = list(dict.fromkeys(k for a in aspects for k in a))
+        differing = [k for k in keys if len({a.get(k, "") for a in aspects}) > 1]
+        for index, own in zip(group, aspects, strict=True):
+            shown = [f"{k} {own.get(k) or 'unset'}" for k in differing[:_MAX_DIFFERENCES]]
+            more = len(differing) - _MAX_DIFFERENCES
+            if more > 0:
+                shown.append(f"{more} more (--format json)")
+            lines[index] += " · differs: " + ", ".join(shown)
+    return lines
+
+
 class FleetTextFormat(FleetReportFormat):
     name = "text"
 
@@ -73,9 +116,11 @@ class FleetTextFormat(FleetReportFormat):
         if report.stacks:
             out.lines.append("")
             out.lines.append("Stacks")
-        for stack in report.stacks[:MAX_STACKS]:
+        listed = report.stacks[:MAX_STACKS]
+        lines = headlines([stack.report.snapshot for stack in listed])
+        for stack, line in zip(listed, lines, strict=True):
             out.wrapped(f"{stack.id}  {_plural(stack.count, 'node')}: {stack.nodes}", 2)
-            out.wrapped(headline(stack.report.snapshot), 16)
+            out.wrapped(line, 16)
         rest = report.stacks[MAX_STACKS:]
         if rest:
             nodes = sum(s.count for s in rest)

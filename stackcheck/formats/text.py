@@ -18,6 +18,8 @@ from stackcheck.snapshot.model import (
 )
 
 _LABEL_WIDTH = 19
+# Not part of an image: an image's report names them only as the target host's facts.
+_HOST_ONLY = (ComponentName.DRIVER, ComponentName.FABRIC_MANAGER)
 _WIDTH = 100
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
@@ -114,7 +116,8 @@ def _render_image(image: ImageInfo, out: Writer) -> None:
             "", f"  manifest {image.manifest_digest or '-'}, config {image.config_digest or '-'}"
         )
     platform = "/".join(p for p in (image.os, image.architecture) if p) or "unknown"
-    out.row("", f"  {platform} · {len(image.layers)} layers · created {image.created or '?'}")
+    layers = f"{len(image.layers)} layer{'' if len(image.layers) == 1 else 's'}"
+    out.row("", f"  {platform} · {layers} · created {image.created or '?'}")
     for label, command in (("entrypoint", image.entrypoint), ("cmd", image.cmd)):
         if command:
             out.row("", f"  {label} {' '.join(command)}")
@@ -133,8 +136,14 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
         " ".join(p for p in (platform.os, platform.kernel, platform.machine) if p) or "unknown",
     )
     instance = snapshot.instance
-    described = instance.type or f"unknown: {instance.unknown or 'not probed'}"
-    out.row("Instance", described + (f" ({instance.ami})" if instance.ami else ""))
+    # An image has no instance, GPU, kernel module or fabric manager of its own: those lines
+    # show only the target host's facts, when --driver, --gpu, --instance or --host gave them.
+    image = source.kind == "image"
+    if image and not (instance.type or snapshot.gpus.devices):
+        out.row("Target host", "none given (--driver, --gpu, --instance or --host pair one)")
+    if instance.type or not image:
+        described = instance.type or f"unknown: {instance.unknown or 'not probed'}"
+        out.row("Instance", described + (f" ({instance.ami})" if instance.ami else ""))
     gpus = snapshot.gpus
     if gpus.devices:
         counts: dict[str, int] = {}
@@ -150,14 +159,14 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
             if gpus.devices[0].evidence
             else "",
         )
-    else:
+    elif not image:
         out.row("GPUs", f"none found: {gpus.unknown or 'not probed'}")
     for name in ComponentName:
         component = snapshot.components.get(name)
         if component is None:
             continue
         if not component.installations:
-            if component.unknown and not snapshot.partial:
+            if component.unknown and not snapshot.partial and not (image and name in _HOST_ONLY):
                 out.row(name.display_name, out.paint(f"unknown: {component.unknown}", "2"))
             continue
         for index, installation in enumerate(component.installations):
@@ -227,11 +236,20 @@ def _render_suppressed(report: Report, out: Writer, listed: bool) -> None:
 def _render_recommendations(report: Report, out: Writer) -> None:
     out.lines.append("")
     if not report.recommendations:
-        why = (
-            "the text names no instance, GPU or driver to fit one to"
-            if report.snapshot.partial
-            else "the matrix has no AMI or image that fits what was found"
-        )
+        from stackcheck.recommend import no_gpu_stack
+
+        if report.snapshot.partial:
+            why = "the text names no instance, GPU or driver to fit one to"
+        elif no_gpu_stack(report.snapshot):
+            out.lines.append("Recommendation: none (no GPU and no instance type found)")
+            out.wrapped(
+                "There is no GPU stack to recommend for; `stackcheck recommend --instance TYPE` "
+                "fits an AMI and images to an instance type.",
+                2,
+            )
+            return
+        else:
+            why = "the matrix has no AMI or image that fits what was found"
         out.lines.append(f"Recommendation: none ({why})")
         return
     top = report.recommendations[0]

@@ -1,5 +1,6 @@
 """Layer indexes kept between scans, keyed by layer digest, analyzer version and what the probes
-declared, so a rescan of an image that shares its base reads only its new layers.
+declared, so a rescan of an image that shares its base reads only its new layers; and small
+records (what a one-pass walk of a compressed archive kept), keyed by the archive's identity.
 
 Files are written to a temporary name in the cache directory and renamed into place, so a
 crashed or concurrent scan never leaves a half-written entry; nothing is written elsewhere.
@@ -43,46 +44,61 @@ class LayerCache:
         self.fingerprint = fingerprint
         self.hits = 0
 
-    def _path(self, digest: str) -> Path:
+    def _path(self, digest: str, kind: str = "") -> Path:
         algorithm, _, hex_digest = digest.partition(":")
-        name = f"{algorithm}-{hex_digest}-v{ANALYZER_VERSION}-{self.fingerprint}.json.z"
+        name = f"{kind}{algorithm}-{hex_digest}-v{ANALYZER_VERSION}-{self.fingerprint}.json.z"
         return self.directory / name
+
+    def load_record(self, key: str) -> dict[str, object] | None:
+        """A record stored under KEY ("sha256:..."), or None."""
+        data = self._read(self._path(key, "record-"))
+        return data if isinstance(data, dict) else None
+
+    def store_record(self, key: str, record: dict[str, object]) -> None:
+        self._write(self._path(key, "record-"), record)
 
     def load(self, digest: str) -> LayerIndex | None:
         if not digest.startswith("sha256:"):
             return None
+        document = self._read(self._path(digest))
+        if not isinstance(document, dict):
+            return None
         try:
-            stored = self._path(digest).read_bytes()
+            index = LayerIndex.from_json(document)
+        except _UNREADABLE:
+            return None  # of another shape: the layer is simply read again
+        self.hits += 1
+        return index
+
+    def store(self, digest: str, index: LayerIndex) -> None:
+        if digest.startswith("sha256:"):
+            self._write(self._path(digest), index.to_json())
+
+    @staticmethod
+    def _read(path: Path) -> object | None:
+        """The JSON document of an entry, bounded in size, or None when it is absent, unreadable,
+        or no longer matches the SHA-256 of its payload written with it."""
+        try:
+            stored = path.read_bytes()
             inflater = zlib.decompressobj()
             payload = inflater.decompress(stored, CACHE_ENTRY_BYTES)
             if inflater.unconsumed_tail or len(payload) < 32:
                 return None
             if hashlib.sha256(payload[32:]).digest() != payload[:32]:
                 return None  # changed or damaged since written: a miss, never a result
-            index = LayerIndex.from_json(json.loads(payload[32:]))
-        except (
-            OSError,
-            ValueError,
-            KeyError,
-            TypeError,
-            AttributeError,
-            RecursionError,
-            zlib.error,
-        ):
-            return None  # absent or unreadable: the layer is simply read again
-        self.hits += 1
-        return index
+            document: object = json.loads(payload[32:])
+        except _UNREADABLE:
+            return None
+        return document
 
-    def store(self, digest: str, index: LayerIndex) -> None:
-        if not digest.startswith("sha256:"):
-            return
-        body = json.dumps(index.to_json(), separators=(",", ":")).encode()
+    def _write(self, path: Path, document: object) -> None:
+        body = json.dumps(document, separators=(",", ":")).encode()
         data = zlib.compress(hashlib.sha256(body).digest() + body, 1)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".part")
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
-            os.replace(temporary, self._path(digest))
+            os.replace(temporary, path)
         except OSError:
             return  # a cache that cannot be written only costs the next scan time

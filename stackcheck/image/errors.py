@@ -38,3 +38,19 @@ def reads_image_json(function: _F) -> _F:
             ) from None
 
     return guarded  # type: ignore[return-value]
+
+
+def root_cause(exc: BaseException, depth: int = 0) -> str:
+    """The innermost operating-system reason under EXC ("Connection refused", "No such file or
+    directory"), looking through causes and the arguments wrapping libraries nest errors in;
+    else EXC's own text, first line only."""
+    if depth < 8:
+        inner = [exc.__cause__, getattr(exc, "reason", None), *exc.args]
+        for nested in inner:
+            if isinstance(nested, BaseException):
+                found = root_cause(nested, depth + 1)
+                if found:
+                    return found
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return "" if depth else (str(exc).splitlines() or [type(exc).__name__])[0][:200]

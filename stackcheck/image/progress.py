@@ -52,10 +52,15 @@ class Progress:
         self.shown = now
         rate = self.bytes / max(now - self.started, 1e-6)
         self.stream.write(
-            f"\rscanning: {self.done}/{self.layers} layers · {_size(self.bytes)} · "
-            f"{_size(rate)}/s\033[K"
+            f"\rscanning: {self._layers()} · {_size(self.bytes)} · {_size(rate)}/s\033[K"
         )
         self.stream.flush()
+
+    def _layers(self) -> str:
+        # A compressed archive is walked front to back: its layer count is known only after.
+        if self.layers < self.done or not self.layers:
+            return f"{self.done} layer{'' if self.done == 1 else 's'}"
+        return f"{self.done}/{self.layers} layers"
 
     def finish(self) -> None:
         if self.enabled:

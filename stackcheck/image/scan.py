@@ -53,6 +53,13 @@ class Analyzer(LayerAnalyzer):
             self.stats.from_cache += 1
         return index
 
+    def recall(self, key: str) -> dict[str, object] | None:
+        return self.cache.load_record(key) if self.cache is not None else None
+
+    def remember(self, key: str, record: dict[str, object]) -> None:
+        if self.cache is not None:
+            self.cache.store_record(key, record)
+
     def scan(
         self, raw: Readable, layer: LayerRef, *, measure: bool = False
     ) -> tuple[LayerIndex, str, str]:

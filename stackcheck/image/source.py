@@ -80,6 +80,14 @@ class LayerAnalyzer(ABC):
         With ``verify_cached`` a cached index is served only after the layer's bytes are hashed
         again and still match its digest (files can change under a cache); else it is a miss."""
 
+    @abstractmethod
+    def recall(self, key: str) -> dict[str, object] | None:
+        """A record a source remembered under KEY in an earlier scan (no cache: None)."""
+
+    @abstractmethod
+    def remember(self, key: str, record: dict[str, object]) -> None:
+        """Keep RECORD under KEY for later scans, where there is a cache."""
+
 
 class ImageSource(ABC):
     transport: str

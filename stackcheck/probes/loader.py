@@ -19,6 +19,14 @@ from stackcheck.views.base import FileView
 LD_SO_CONF = "/etc/ld.so.conf"
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
 _DETAIL_LIMIT = 4096  # of LD_LIBRARY_PATH shown as evidence
+# Debian's and Ubuntu's glibc live in a multiarch directory and search it by default, before
+# /lib and /usr/lib, whether or not ld.so.conf.d lists it (`ld.so --help` on Debian 12, glibc
+# 2.36: /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib, /usr/lib). The dynamic loader's
+# own file in such a directory is the evidence: (triplet, loader file name).
+MULTIARCH_LOADERS = (
+    ("x86_64-linux-gnu", "ld-linux-x86-64.so.2"),
+    ("aarch64-linux-gnu", "ld-linux-aarch64.so.1"),
+)
 
 
 @dataclass(frozen=True)
@@ -116,11 +124,27 @@ def loader_path(view: FileView, env: Mapping[str, str], env_kind: EvidenceKind) 
             SearchDir(posixpath.normpath(entry), "LD_LIBRARY_PATH", evidence)
         )
     result.configured = _configured_dirs(view, LD_SO_CONF, 0, set())
-    result.defaults = [
+    result.defaults = _default_dirs(view)
+    return result
+
+
+def _default_dirs(view: FileView) -> list[SearchDir]:
+    """The loader's built-in directories: a multiarch glibc's (Debian, Ubuntu) when its loader
+    sits in a multiarch directory, else glibc's usual ones."""
+    for triplet, name in MULTIARCH_LOADERS:
+        for prefix in ("/lib", "/usr/lib"):
+            loader = f"{prefix}/{triplet}/{name}"
+            if view.is_file(loader):
+                detail = "default directory of the multiarch loader"
+                evidence = Evidence(
+                    kind="file", source=loader, detail=detail, layer=view.provenance(loader)
+                )
+                dirs = (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib")
+                return [SearchDir(d, "default", evidence) for d in dirs]
+    return [
         SearchDir(d, "default", Evidence(kind="file", source=d, detail="trusted directory"))
         for d in DEFAULT_DIRS
     ]
-    return result
 
 
 def _configured_dirs(view: FileView, conf: str, depth: int, visited: set[str]) -> list[SearchDir]:

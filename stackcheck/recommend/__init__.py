@@ -17,6 +17,7 @@ from stackcheck.matrix.index import MatrixIndex
 from stackcheck.recommend.dlami import dlami_recommendation, rank_dlamis
 from stackcheck.recommend.images import Basis, rank_images
 from stackcheck.recommend.target import Target, target_from_context, with_overrides
+from stackcheck.snapshot.model import Snapshot
 
 KINDS = ("dlami", "dlc", "ngc")
 
@@ -60,11 +61,23 @@ def recommend_for(
     )
 
 
+def no_gpu_stack(snapshot: Snapshot) -> bool:
+    """A host (or tree) with no GPU and no known instance type: a GPU AMI or image fits nothing
+    that was found."""
+    return (
+        snapshot.source.kind in ("host", "root")
+        and not snapshot.gpus.devices
+        and not snapshot.instance.type
+    )
+
+
 def recommend(ctx: CheckContext, today: date) -> list[Recommendation]:
     """The best of each kind for a checked snapshot: images first for an image, else the AMI."""
     snapshot = ctx.snapshot
     if snapshot.partial and not (snapshot.instance.type or ctx.gpus or ctx.driver):
         return []  # a text that names no machine: any AMI or image would be a guess
+    if no_gpu_stack(snapshot):
+        return []
     target = target_from_context(ctx)
     found = recommend_for(target, ctx.matrix, today, limit=1)
     order = ("dlc", "ngc", "dlami") if target.image else KINDS
@@ -75,6 +88,7 @@ __all__ = [
     "KINDS",
     "Advice",
     "Target",
+    "no_gpu_stack",
     "recommend",
     "recommend_for",
     "target_from_context",

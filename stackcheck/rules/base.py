@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -11,6 +12,14 @@ from typing import ClassVar
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.snapshot.model import Evidence
+
+
+class SeverityOutsideRange(UserWarning):
+    """A rule reported at a level outside the range it declares (``lowest`` to ``severity``)."""
+
+
+# A catalogue mistake, not the user's: silent in use; the test suite turns it into an error.
+warnings.filterwarnings("ignore", category=SeverityOutsideRange)
 
 
 @dataclass(frozen=True)
@@ -27,11 +36,19 @@ class Rule(ABC):
     name: ClassVar[str]  # "driver-too-old"
     family: ClassVar[str]  # "driver-cuda"
     severity: ClassVar[Severity]  # the most severe level the rule reports at
+    lowest: ClassVar[Severity | None] = None  # the least severe, when lower than ``severity``
     title: ClassVar[str]
     doc: ClassVar[RuleDoc]
 
     @abstractmethod
     def check(self, ctx: CheckContext) -> Iterable[Finding]: ...
+
+    @classmethod
+    def severities(cls) -> str:
+        """The level its findings get, or the range: "error", "info-error"."""
+        if cls.lowest is None or cls.lowest is cls.severity:
+            return cls.severity.value
+        return f"{cls.lowest.value}-{cls.severity.value}"
 
     def finding(
         self,
@@ -41,10 +58,18 @@ class Rule(ABC):
         fix: str | None = None,
         severity: Severity | None = None,
     ) -> Finding:
+        level = severity or self.severity
+        if not self.severity.at_least(level) or not level.at_least(self.lowest or self.severity):
+            # The catalogue would show a wrong severity.
+            warnings.warn(
+                f"{self.id} reported at {level.value}, outside {self.severities()}",
+                SeverityOutsideRange,
+                stacklevel=2,
+            )
         return Finding(
             id=self.id,
             family=self.family,
-            severity=severity or self.severity,
+            severity=level,
             title=self.title,
             message=message,
             evidence=list(dict.fromkeys(evidence)),

@@ -63,6 +63,7 @@ class CudnnGpuUnsupported(Rule):
     name = "cudnn-gpu-unsupported"
     family = "cudnn"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "cuDNN build does not support the GPU"
     doc = RuleDoc(
         what="Looks up each cuDNN found in the matrix (by release, and the CUDA major it is "
@@ -100,6 +101,7 @@ class CudnnDriverTooOld(Rule):
     name = "cudnn-driver-too-old"
     family = "cudnn"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "Driver too old for the cuDNN build that supports the GPU"
     doc = RuleDoc(
         what="For a GPU that only some builds of the installed cuDNN support, checks the driver "

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from stackcheck.rules.base import Rule
 
+_CODE = re.compile(r"`[^`]*`")
+_KEEP = "\x00"  # stands for a space inside a code span while wrapping
+
 
 def _block(text: str) -> str:
-    return textwrap.fill(text, 88)
+    """Filled at spaces outside code spans only, so a copied path, URL, command or identifier
+    is whole: never at a hyphen, inside a long word or inside `...`."""
+    kept = _CODE.sub(lambda code: code.group().replace(" ", _KEEP), text)
+    filled = textwrap.fill(kept, 88, break_on_hyphens=False, break_long_words=False)
+    return filled.replace(_KEEP, " ")
 
 
 def rule_page(rule: Rule, heading: str = "#") -> str:
@@ -16,7 +24,7 @@ def rule_page(rule: Rule, heading: str = "#") -> str:
     parts = [
         f"{heading} {rule.id} {rule.name}: {rule.title}",
         "",
-        f"Family: `{rule.family}` · Severity: `{rule.severity.value}`",
+        f"Family: `{rule.family}` · Severity: `{rule.severities()}`",
         "",
         f"{heading}# What it does",
         _block(rule.doc.what),
@@ -46,8 +54,7 @@ def catalogue(rules: tuple[Rule, ...]) -> str:
         "| ID | name | family | severity | title |",
         "|---|---|---|---|---|",
         *(
-            f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.family} | {r.severity.value} "
-            f"| {r.title} |"
+            f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.family} | {r.severities()} | {r.title} |"
             for r in rules
         ),
         "",

@@ -63,6 +63,7 @@ class DriverTooOld(Rule):
     name = "driver-too-old"
     family = "driver-cuda"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "Driver too old for the CUDA in use"
     doc = RuleDoc(
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "

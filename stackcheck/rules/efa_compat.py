@@ -35,6 +35,7 @@ class OfiNcclNcclMismatch(Rule):
     name = "ofi-nccl-nccl-mismatch"
     family = "ofi-nccl"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "aws-ofi-nccl and NCCL do not fit"
     doc = RuleDoc(
         what="Checks each NCCL against the aws-ofi-nccl plugin: NCCL must be at least the "
@@ -112,6 +113,7 @@ class LibfabricTooOld(Rule):
     name = "libfabric-too-old"
     family = "libfabric"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "libfabric older than aws-ofi-nccl needs"
     doc = RuleDoc(
         what="Compares the libfabric releases found with the minimum the aws-ofi-nccl plugin's "

@@ -26,6 +26,7 @@ class EfaNotVisible(Rule):
     name = "efa-not-visible"
     family = "efa-devices"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "EFA devices are not visible to the process"
     doc = RuleDoc(
         what="Looks for signs that libfabric found no EFA device: `fi_info -p efa` failing with "

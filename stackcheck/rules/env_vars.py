@@ -61,6 +61,7 @@ class NcclIbDisabled(Rule):
     name = "nccl-ib-disabled"
     family = "env-vars"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "NCCL_IB_DISABLE=1 keeps NCCL off InfiniBand and RoCE"
     doc = RuleDoc(
         what="Flags NCCL_IB_DISABLE=1 where InfiniBand or RoCE devices exist (info where the "
@@ -122,6 +123,7 @@ class VersionBoundPreset(Rule):
     name = "stale-efa-preset"
     family = "env-vars"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "An EFA preset that the versions in use do not need"
     doc = RuleDoc(
         what="Checks variables from old EFA guides against the versions that needed them "

@@ -21,6 +21,7 @@ class GdrNotUsed(Rule):
     name = "gdr-not-used"
     family = "gdr"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "Inter-node connections run without GPUDirect RDMA"
     doc = RuleDoc(
         what="Reads NCCL's connection lines: `via NET/AWS Libfabric/0/GDRDMA` uses GPUDirect "
@@ -70,6 +71,7 @@ class PeermemNotLoaded(Rule):
     name = "peermem-not-loaded"
     family = "gdr"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "No GPUDirect RDMA peer-memory module is loaded"
     doc = RuleDoc(
         what="Where RDMA is in use, checks that `nvidia_peermem` (formerly `nv_peer_mem`) is "

@@ -33,7 +33,8 @@ class ContainerWithoutGpus(Rule):
     id = "SC531"
     name = "container-without-gpus"
     family = "gpu-visibility"
-    severity = Severity.WARNING
+    severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "A GPU container is started without a GPU request"
     doc = RuleDoc(
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
@@ -60,7 +61,7 @@ class ContainerWithoutGpus(Rule):
                 "the container sees none unless the daemon's default runtime is nvidia"
                 + (", and the report shows it saw none." if unavailable else "."),
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
-                severity=Severity.ERROR if unavailable else self.severity,
+                severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
 
 

@@ -162,6 +162,7 @@ class RequireCudaUnsatisfied(Rule):
     name = "require-cuda-unsatisfied"
     family = "image-metadata"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "The container runtime will refuse to start the image on this driver"
     doc = RuleDoc(
         what="Evaluates the image's `NVIDIA_REQUIRE_CUDA` the way the NVIDIA container runtime "

@@ -48,6 +48,7 @@ class KnownIssueRule(Rule):
     by a known issue. Severity is the issue's, capped at warning when the fact is unsure."""
 
     component: ClassVar[ComponentName]
+    lowest = Severity.INFO  # each issue carries its own severity
 
     @abstractmethod
     def table(self, ctx: CheckContext) -> Sequence[WithKnownIssues]: ...

@@ -61,6 +61,7 @@ class TensorParallelOutsideNvlink(Rule):
     name = "tp-outside-nvlink"
     family = "layout"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "Tensor (or context) parallelism larger than the NVLink domain"
     doc = RuleDoc(
         what="Compares the tensor-parallel group (and TP x CP with context parallelism) with the "
@@ -152,6 +153,7 @@ class LayoutGpuMismatch(Rule):
     name = "layout-gpu-mismatch"
     family = "layout"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "DP x TP x PP (x CP) does not equal the job's GPUs"
     doc = RuleDoc(
         what="Multiplies the data-, tensor-, pipeline- and context-parallel sizes and compares "
@@ -193,6 +195,7 @@ class PipelineStagesUneven(Rule):
     name = "pp-uneven-layers"
     family = "layout"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "Pipeline stages do not divide the layers"
     doc = RuleDoc(
         what="Checks that the number of layers the user gave splits evenly into the pipeline "

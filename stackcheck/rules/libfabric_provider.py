@@ -16,6 +16,7 @@ class LibfabricNotEfaProvider(Rule):
     name = "libfabric-not-efa-provider"
     family = "libfabric"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "aws-ofi-nccl runs over a libfabric provider other than EFA"
     doc = RuleDoc(
         what="Reads the provider aws-ofi-nccl selected (`NET/OFI Selected Provider is tcp`) and "

@@ -30,6 +30,7 @@ class MemlockLimited(Rule):
     name = "memlock-limited"
     family = "memlock"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "The locked-memory limit is too low for RDMA"
     doc = RuleDoc(
         what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "

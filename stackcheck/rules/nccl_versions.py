@@ -44,6 +44,7 @@ class NcclTooOldForGpu(Rule):
     name = "nccl-too-old-for-gpu"
     family = "nccl-version"
     severity = Severity.WARNING
+    lowest = Severity.WARNING
     title = "NCCL older than the first release that supports the GPU"
     doc = RuleDoc(
         what="Compares each NCCL found with the first NCCL release the matrix names as "

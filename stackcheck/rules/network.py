@@ -22,6 +22,28 @@ def _loaded_plugin(ctx: CheckContext) -> Installation | None:
     return None
 
 
+def _efa_reason(ctx: CheckContext) -> str:
+    """Why EFA is expected, in the words of the evidence: devices seen, or only the instance
+    type's EFA interfaces (an image or a text has no device to see)."""
+    devices = ctx.snapshot.runtime.efa_devices
+    if devices:
+        return f"this host has EFA devices ({', '.join(devices)})"
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    count = instance.efa_interfaces if instance else 0
+    return f"the instance type {ctx.snapshot.instance.type} has {count} EFA interface(s)"
+
+
+_INSTALL_FIX = (
+    "Install aws-ofi-nccl (the EFA installer puts it in /opt/amazon/ofi-nccl; DLAMIs and the "
+    "AWS DLC images carry it) and put its lib directory on the loader path; set "
+    "NCCL_NET='AWS Libfabric' so a missing plugin fails loudly instead of falling back."
+)
+_UNSET_FIX = (
+    "Unset NCCL_NET_PLUGIN (or, with NCCL >= 2.19 and aws-ofi-nccl >= 1.15, set it to ofi); set "
+    "NCCL_NET='AWS Libfabric' so a missing plugin fails loudly instead of falling back."
+)
+
+
 def _efa_evidence(ctx: CheckContext) -> list[Evidence]:
     evidence = [e for e in ctx.snapshot.runtime.evidence if "infiniband" in e.source]
     return evidence or ctx.snapshot.instance.evidence
@@ -60,23 +82,26 @@ class NetPluginMissing(Rule):
             plugins = [p for p in plugins if "loaded_by_nccl" in p.properties]
         if _loaded_plugin(ctx) is not None:
             return
+        reason = _efa_reason(ctx)
         if ctx.snapshot.env_value("NCCL_NET_PLUGIN") == "none":
             yield self.finding(
-                "NCCL_NET_PLUGIN=none disables NCCL's net plugins on a host with EFA.",
+                f"NCCL_NET_PLUGIN=none disables NCCL's net plugins, but {reason}.",
                 [ctx.snapshot.env["NCCL_NET_PLUGIN"].evidence, *_efa_evidence(ctx)],
+                fix=_UNSET_FIX,
             )
         elif plugins:
             places = ", ".join(p.path or "?" for p in plugins)
             yield self.finding(
-                f"aws-ofi-nccl is installed ({places}) but not on the loader path NCCL searches: "
-                "NCCL will use TCP sockets instead of EFA.",
+                f"aws-ofi-nccl is installed ({places}) but not on the loader path NCCL searches, "
+                f"and {reason}: NCCL will use TCP sockets instead of EFA.",
                 [*(e for p in plugins for e in p.evidence), *_efa_evidence(ctx)],
             )
         elif not ctx.snapshot.partial and not ctx.installations(ComponentName.OFI_NCCL):
             yield self.finding(
-                "EFA is present but no NCCL net plugin (aws-ofi-nccl) is installed: NCCL will "
-                "use TCP sockets instead of EFA.",
+                f"No NCCL net plugin (aws-ofi-nccl) is installed, and {reason}: NCCL will use "
+                "TCP sockets instead of EFA.",
                 _efa_evidence(ctx),
+                fix=_INSTALL_FIX,
             )
 
 
@@ -85,6 +110,7 @@ class NetPluginUnresolved(Rule):
     name = "net-plugin-unresolved"
     family = "nccl-net-fallback"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "The NCCL net plugin's own libraries do not resolve"
     doc = RuleDoc(
         what="Resolves every DT_NEEDED library of the net plugin NCCL would load, with the "

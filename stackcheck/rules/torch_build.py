@@ -17,6 +17,7 @@ class CpuOnlyTorch(Rule):
     name = "cpu-only-torch"
     family = "cpu-only-build"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "CPU-only PyTorch on a GPU host"
     doc = RuleDoc(
         what="Finds PyTorch builds without CUDA (`+cpu`, `torch.version.cuda` None, no "
@@ -131,6 +132,7 @@ class TorchMissingArch(Rule):
     name = "torch-missing-arch"
     family = "gpu-arch"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "

@@ -19,7 +19,7 @@ SCHEMA_VERSION = 2
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ComponentName(str, Enum):
@@ -77,7 +77,7 @@ EvidenceKind = Literal[
 class Evidence(_Model):
     """Where a value was read: which file, library, command or variable said so."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     kind: EvidenceKind
     source: str

@@ -10,9 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import PROJECT, Outcome, run_stackcheck
+from tests.conftest import PROJECT, Outcome, need_service, run_stackcheck
 
 SERVICE = PROJECT / "scripts" / "services" / "slurm.sh"
 
@@ -37,10 +35,7 @@ def slurm_cluster(nodes: int) -> Iterator[Cluster]:
     """A cluster of ``nodes`` nodes (node1..nodeN) for a fixture to yield; required (not
     skipped) when the suite runs as CI runs it."""
     if shutil.which("slurmctld") is None or shutil.which("munged") is None or os.geteuid() != 0:
-        message = "Slurm needs root and scripts/services/slurm.sh install"
-        if os.environ.get("STACKCHECK_REQUIRE_ARTIFACTS"):
-            pytest.fail(message)
-        pytest.skip(message)
+        need_service("needs root and Slurm (scripts/services/slurm.sh install), as CI has")
     started = subprocess.run(
         [str(SERVICE), "start", str(nodes)], capture_output=True, text=True, timeout=120
     )

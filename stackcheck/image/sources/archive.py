@@ -18,7 +18,16 @@ from stackcheck.image.source import (
     docker_archive_manifest,
     oci_layout_manifest,
 )
-from stackcheck.image.sources.blobs import TarBlobs, load_kept, location_of, sniff, walk_once
+from stackcheck.image.sources.blobs import (
+    TarBlobs,
+    archive_key,
+    kept_record,
+    load_kept,
+    location_of,
+    recalled,
+    sniff,
+    walk_once,
+)
 from stackcheck.image.stream import LayerStream
 
 _COMPRESSED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")
@@ -46,9 +55,17 @@ class ArchiveSource(ImageSource):
 
     def load(self, analyzer: LayerAnalyzer) -> LoadedImage:
         if sniff(self.path).startswith(_COMPRESSED):
+            # Read front to back only: a rescan skips the walk when every layer it found is
+            # still cached, using what the walk kept (manifest, config) from a small record.
+            key = archive_key(self.path)
+            kept = recalled(analyzer.recall(key), str(self.path), analyzer)
+            if kept is not None:
+                return load_kept(kept, self._manifest(kept), analyzer)
             with self.path.open("rb") as handle:
                 kept = walk_once(LayerStream(handle, str(self.path)), str(self.path), analyzer)
-            return load_kept(kept, self._manifest(kept), analyzer)
+            loaded = load_kept(kept, self._manifest(kept), analyzer)
+            analyzer.remember(key, kept_record(kept, loaded.manifest))
+            return loaded
         store = TarBlobs(self.path)
         manifest = self._manifest(store)
         indexes = analyzer.scan_all(manifest.layers, lambda layer: store.open(location_of(layer)))

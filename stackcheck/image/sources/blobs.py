@@ -3,13 +3,14 @@ a tar that can only be read once (a compressed archive, an engine's ``save`` str
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import posixpath
 import re
 import tarfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from stackcheck.image.errors import ImageError
 from stackcheck.image.layer import LayerIndex, clean_path
@@ -218,6 +219,57 @@ def _sha256_of(handle: Readable) -> str:
     while data := handle.read(1 << 20):
         sha.update(data)
     return "sha256:" + sha.hexdigest()
+
+
+def archive_key(path: Path) -> str:
+    """An archive's identity for the cache: the SHA-256 of all its bytes. Hashing runs at disk
+    speed, several times faster than inflating and walking the archive; a sample of it (size,
+    first and last MiB) would trust a gzip trailer's CRC-32, which anyone can forge."""
+    try:
+        with path.open("rb") as handle:
+            return _sha256_of(handle)
+    except OSError as exc:
+        raise ImageError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def kept_record(kept: KeptBlobs, manifest: ImageManifest) -> dict[str, object]:
+    """What a rescan needs instead of the walk: the small members that are not layers (the
+    manifest, the config), the links, and the digests each walked layer is cached under."""
+    layers = {
+        kept.resolve(member_name(location_of(layer), kept.label)) for layer in manifest.layers
+    }
+    return {
+        "data": {n: base64.b64encode(d).decode() for n, d in kept.data.items() if n not in layers},
+        "links": kept.links,
+        "scanned": {n: sorted(measured) for n, (_, measured) in kept.scanned.items()},
+        "small_layers": {
+            n: layer.digest
+            for layer in manifest.layers
+            if (n := kept.resolve(member_name(location_of(layer), kept.label))) in kept.data
+        },
+    }
+
+
+def recalled(
+    record: dict[str, Any] | None, label: str, analyzer: LayerAnalyzer
+) -> KeptBlobs | None:
+    """The walk's result rebuilt from a record and the layer cache; None when any layer's index
+    is gone from the cache (the archive is then walked again)."""
+    if record is None:
+        return None
+    kept = KeptBlobs(label)
+    try:
+        kept.data = {n: base64.b64decode(d) for n, d in record["data"].items()}
+        kept.links = dict(record["links"])
+        walked = {**record["scanned"], **{n: [d] for n, d in record["small_layers"].items()}}
+        for name, digests in walked.items():
+            index = next(filter(None, (analyzer.cached(d) for d in digests)), None)
+            if index is None:
+                return None
+            kept.scanned[name] = (index, set(digests))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # a record of another shape: walk again
+    return kept
 
 
 def load_kept(kept: KeptBlobs, manifest: ImageManifest, analyzer: LayerAnalyzer) -> LoadedImage:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from stackcheck.image.errors import ImageError
+from stackcheck.image.errors import ImageError, root_cause
 from stackcheck.image.source import ImageSource, LayerAnalyzer, LoadedImage, docker_archive_manifest
 from stackcheck.image.sources.blobs import load_kept, walk_once
 
 _TIMEOUT = 60
+_DEFAULT_HOST = "unix:///var/run/docker.sock"  # the SDK's, without DOCKER_HOST
 
 
 class EngineUnavailable(ImageError):
@@ -51,12 +52,17 @@ class EngineSource(ImageSource):
         import docker
         from docker.errors import DockerException, ImageNotFound
 
-        host = os.environ.get("DOCKER_HOST", "the default socket")
+        host = os.environ.get("DOCKER_HOST")
+        where = f"{host} (DOCKER_HOST)" if host else f"{_DEFAULT_HOST} (the default)"
+        tls = ", TLS" if os.environ.get("DOCKER_TLS_VERIFY") else ""
         try:
             client = docker.from_env(timeout=_TIMEOUT)
             client.ping()
         except DockerException as exc:
-            raise EngineUnavailable(f"no Docker-compatible engine at {host} ({exc})") from None
+            raise EngineUnavailable(
+                f"no Docker-compatible engine at {where}{tls}: {root_cause(exc)}"
+            ) from None
+        host = host or _DEFAULT_HOST
         try:
             image = client.images.get(self.name)
             label = f"{self.reference} ({image.short_id})"

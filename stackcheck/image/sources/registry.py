@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from stackcheck.image.errors import ImageError
+from stackcheck.image.errors import ImageError, root_cause
 from stackcheck.image.source import (
     INDEX_TYPES,
     MANIFEST_TYPES,
@@ -89,8 +89,25 @@ class RegistryClient:
         context = self.tls if url.startswith("https:") else None
         return urllib.request.urlopen(request, timeout=_TIMEOUT, context=context)
 
+    def _unreachable(self, tried: list[str]) -> ImageError:
+        """One line saying what was tried: each URL and why it failed, and the credentials."""
+        config = os.environ.get("DOCKER_CONFIG") or str(Path.home() / ".docker")
+        found = "found" if self.credentials is not None else "none"
+        return ImageError(
+            f"registry {self.reference.registry} unreachable: tried {'; '.join(tried)}; "
+            f"credentials in {config}/config.json: {found}"
+        )
+
+    def _attempt(self, url: str, reason: str) -> str:
+        if url.startswith("http:"):
+            how = "plain HTTP"
+        else:
+            how = "TLS, unverified" if self.tls.verify_mode == ssl.CERT_NONE else "TLS"
+        return f"{url.split('/v2/', 1)[0]} ({how}): {reason}"
+
     def get(self, path: str, accept: str | None = None) -> Any:
         """A response for ``/v2/<path>``, after whatever authentication the registry asks."""
+        tried: list[str] = []
         for scheme in [self.scheme] if self.scheme else self.schemes:
             url = self._url(scheme, path)
             try:
@@ -104,15 +121,11 @@ class RegistryClient:
             except urllib.error.HTTPError as exc:
                 raise ImageError(self._http_error(exc, path)) from None
             except (urllib.error.URLError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                if scheme == self.schemes[-1] or self.scheme:
-                    raise ImageError(
-                        f"registry {self.reference.registry} unreachable ({reason})"
-                    ) from None
+                tried.append(self._attempt(url, root_cause(exc)))
                 continue
             self.scheme = scheme
             return response
-        raise ImageError(f"registry {self.reference.registry} unreachable")
+        raise self._unreachable(tried)
 
     def _authorize(self, challenge: str) -> str:
         scheme, _, rest = challenge.partition(" ")
