@@ -145,7 +145,8 @@ def test_every_result_has_the_physical_location_github_requires(
     cli: Cli, root: Root, images: ImageBuilder, in_repo: Path
 ) -> None:
     """GitHub code scanning rejects a whole upload whose result has only a logical location
-    ("expected a physical location"); a host path gets a relative name of its own."""
+    ("expected a physical location"); a host path gets a relative name of its own (the source
+    kind, then the path)."""
     logs = sarif_logs(cli, root, images, in_repo)
     for name, log in logs.items():
         for result in json.loads(log.read_text())["runs"][0]["results"]:
@@ -155,4 +156,4 @@ def test_every_result_has_the_physical_location_github_requires(
             assert ":" not in artifact["uri"], name  # never read as a URI scheme
     host = json.loads(logs["host"].read_text())["runs"][0]["results"]
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in host}
-    assert "host/proc/driver/nvidia/version" in uris
+    assert "root/proc/driver/nvidia/version" in uris  # a --root tree: its kind, then the path

@@ -131,7 +131,8 @@ class FabricManagerWithoutNvswitch(Rule):
     id = "SC1201"
     name = "fabric-manager-without-nvswitch"
     family = "fabric-manager"
-    severity = Severity.WARNING
+    severity = Severity.ERROR  # where the instance type has NVSwitches
+    lowest = Severity.WARNING
     title = "Fabric manager started on a system without NVSwitch"
     doc = RuleDoc(
         what="Reads the fabric manager's own complaint that it found no NVSwitch to manage "
@@ -160,11 +161,11 @@ class FabricManagerWithoutNvswitch(Rule):
                 "should have NVSwitches: the NVSwitch driver does not see them, so the fabric "
                 "cannot come up.",
                 [said[0].evidence, *needs],
-                severity=Severity.ERROR,
             )
             return
         yield self.finding(
             "The fabric manager found no NVSwitch to manage (NV_WARN_NOTHING_TO_DO): this "
             "machine does not need it; the failing service can be disabled.",
             [said[0].evidence],
+            severity=Severity.WARNING,
         )
