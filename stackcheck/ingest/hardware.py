@@ -12,6 +12,7 @@ from stackcheck.ingest.lines import Line
 from stackcheck.parsers.hardware import gen_of
 from stackcheck.snapshot.hardware import (
     GpuHealth,
+    GpuNicPath,
     Hardware,
     NvLink,
     RdmaPort,
@@ -129,3 +130,19 @@ class XidFact(HardwareFact):
                 evidence=evidence,
             )
         )
+
+
+@dataclass
+class GpuNicPathsFact(HardwareFact):
+    """One GPU row of ``nvidia-smi topo -m``: its path to each NIC."""
+
+    paths: list[GpuNicPath]
+
+    def describe(self) -> str:
+        said = ", ".join(f"{p.nic} {p.path}" for p in self.paths)
+        numa = self.paths[0].gpu_numa_node if self.paths else None
+        return f"GPU {self.paths[0].gpu_index if self.paths else '?'} (NUMA {numa}): {said}"
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        for path in self.paths:
+            hardware.paths.append(path.model_copy(update={"evidence": evidence}))

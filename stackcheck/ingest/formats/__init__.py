@@ -29,6 +29,7 @@ from stackcheck.ingest.formats.nccl_tests import NcclTests
 from stackcheck.ingest.formats.nvcc import Nvcc
 from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
+from stackcheck.ingest.formats.nvidia_smi_topo import NvidiaSmiTopo
 from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
 from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
@@ -72,6 +73,7 @@ FORMATS: tuple[Format, ...] = (
     HuggingFaceEnv(),
     DsReport(),
     TorchConfig(),
+    NvidiaSmiTopo(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
