@@ -14,6 +14,7 @@ from tests.support import sysfs
 DATA = Path(__file__).parent / "data" / "hardware"
 HEALTHY = "nvidia-smi-topo-m-h100x8-4numa.txt"
 MISSING = "nvidia-smi-topo-m-h100x8-4numa-gpu3-nics-missing.txt"
+LEGEND = "nvidia-smi-topo-m-rtx6000ada-legend.txt"
 
 
 def hardware(text: str) -> Hardware:
@@ -42,13 +43,22 @@ def test_paths_and_numa_affinity_are_read_from_a_cut_matrix() -> None:
     assert all(p.evidence is not None and p.evidence.line == p.gpu_index + 2 for p in paths)
 
 
-def test_nic_legend_names_the_nics() -> None:
-    lines = (DATA / HEALTHY).read_text().splitlines()[:2]
-    # the NIC Legend as nvidia-smi prints it (sgl-project/sglang#14092's output has the same)
-    legend = ["", "NIC Legend:", "", "  NIC0: mlx5_0", "  NIC4: mlx5_4"]
-    paths = hardware("\n".join([*lines, *legend])).paths
-    assert {p.nic: p.path for p in paths}["mlx5_0"] == "PIX"
-    assert "NIC1" in {p.nic for p in paths}  # a NIC the legend does not name keeps its column
+def test_nic_legend_names_the_nics(matrix: Matrix) -> None:
+    text = (DATA / LEGEND).read_text()
+    paths = hardware(text).paths
+    assert {(p.gpu_index, p.nic): p.path for p in paths if p.gpu_index in (0, 2)} == {
+        (0, "mlx5_0"): "NODE",
+        (0, "mlx5_1"): "NODE",
+        (0, "mlx5_2"): "SYS",
+        (0, "mlx5_3"): "SYS",
+        (2, "mlx5_0"): "SYS",
+        (2, "mlx5_1"): "SYS",
+        (2, "mlx5_2"): "NODE",
+        (2, "mlx5_3"): "NODE",
+    }
+    assert {p.gpu_index: p.gpu_numa_node for p in paths} == {0: 0, 1: 0, 2: 1, 3: 1}
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    assert [f for f in report.findings if f.id in sysfs.HARDWARE_RULES] == []
 
 
 def test_segment_survives_indentation_and_quoting() -> None:

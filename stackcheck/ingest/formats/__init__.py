@@ -24,6 +24,7 @@ from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
 from stackcheck.ingest.formats.library_paths import LibraryPaths
 from stackcheck.ingest.formats.lsmod import Lsmod
+from stackcheck.ingest.formats.lspci import Lspci
 from stackcheck.ingest.formats.nccl_log import NcclLog
 from stackcheck.ingest.formats.nccl_tests import NcclTests
 from stackcheck.ingest.formats.nvcc import Nvcc
@@ -74,6 +75,7 @@ FORMATS: tuple[Format, ...] = (
     DsReport(),
     TorchConfig(),
     NvidiaSmiTopo(),
+    Lspci(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

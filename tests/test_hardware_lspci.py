@@ -1,0 +1,67 @@
+"""``lspci -vv`` in triage: the PCIe links, NUMA nodes and ACS state of GPUs, NVSwitches and EFA
+devices from recorded public output (tests/data/hardware/SOURCES.md), and the rules they feed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.hardware import Hardware
+from tests.support import sysfs
+
+DATA = Path(__file__).parent / "data" / "hardware"
+HEALTHY = "lspci-vvv-rtx6000ada-cx7.txt"
+X8 = "lspci-vvv-rtx6000ada-x8.txt"
+
+
+def hardware(text: str) -> Hardware:
+    return read_report(text, "pasted").snapshot.hardware
+
+
+def findings(matrix: Matrix, text: str) -> list[Finding]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return [f for f in report.findings if f.id in sysfs.HARDWARE_RULES]
+
+
+def test_gpus_their_links_and_numa_nodes_are_read() -> None:
+    devices = hardware((DATA / HEALTHY).read_text()).devices
+    # four GPUs; the ConnectX-7 and RAID carriers are neither GPU, NVSwitch nor EFA
+    assert [(d.address, d.kind, d.numa_node) for d in devices] == [
+        ("0000:01:00.0", "gpu", 0),
+        ("0000:41:00.0", "gpu", 0),
+        ("0000:c1:00.0", "gpu", 1),
+        ("0000:e1:00.0", "gpu", 1),
+    ]
+    gpu = devices[0]
+    assert gpu.name == "RTX 6000 Ada Generation"
+    assert (gpu.link.speed_gts, gpu.link.width) == (2.5, 16)
+    assert (gpu.link.max_speed_gts, gpu.link.max_width) == (16.0, 16)
+    assert gpu.upstream == [] and gpu.acs_redirect == []  # no bridge in the paste
+    assert [e.detail for e in gpu.evidence][1] == "LnkSta: Speed 2.5GT/s (downgraded), Width x16"
+
+
+def test_idle_gpus_at_gen1_give_no_finding(matrix: Matrix) -> None:
+    # NVIDIA GPUs drop to 2.5 GT/s when idle; lspci calls it "(downgraded)", the rule does not
+    assert findings(matrix, (DATA / HEALTHY).read_text()) == []
+
+
+def test_a_gpu_at_x8_is_reported_with_its_bus_id(matrix: Matrix) -> None:
+    [found] = findings(matrix, (DATA / X8).read_text())
+    assert (found.id, found.severity) == ("SC1101", Severity.WARNING)
+    assert found.message == (
+        "GPU (RTX 6000 Ada Generation, 0000:41:00.0, NUMA node 0): PCIe link at x8 8 GT/s "
+        "(Gen3), capable of x16 16 GT/s (Gen4)."
+    )
+    assert [e.line for e in found.evidence] == [4, 33]
+
+
+def test_segment_survives_indentation_and_quoting() -> None:
+    text = (DATA / HEALTHY).read_text()
+    plain = hardware(text).model_dump(exclude={"devices": {"__all__": {"evidence"}}})
+    for prefix in ("    ", "> ", ">  "):
+        variant = "\n".join(prefix + line for line in text.splitlines())
+        read = hardware(variant).model_dump(exclude={"devices": {"__all__": {"evidence"}}})
+        assert read == plain
