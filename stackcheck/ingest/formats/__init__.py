@@ -15,6 +15,7 @@ from stackcheck.ingest.formats.ds_report import DsReport
 from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
+from stackcheck.ingest.formats.fi_info_verbose import FiInfoVerbose
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
@@ -76,6 +77,7 @@ FORMATS: tuple[Format, ...] = (
     TorchConfig(),
     NvidiaSmiTopo(),
     Lspci(),
+    FiInfoVerbose(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
