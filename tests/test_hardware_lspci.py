@@ -65,3 +65,30 @@ def test_segment_survives_indentation_and_quoting() -> None:
         variant = "\n".join(prefix + line for line in text.splitlines())
         read = hardware(variant).model_dump(exclude={"devices": {"__all__": {"evidence"}}})
         assert read == plain
+
+
+# Assembled, not recorded: a PLX switch port's lines from HeyMeco/Rockchip-pcie-devices#6 (its
+# header, bus range and an ACSCtl line of that thread with ReqRedir+ CmpltRedir+) above an A100
+# whose header and NUMA line are open-mpi/hwloc#653's, its bus number moved to the port's
+# secondary bus. No public lspci -vv of a GPU and the redirecting switch above it was found.
+ACS_ABOVE_GPU = """\
+0000:02:08.0 PCI bridge: PLX Technology, Inc. PEX 8725 24-Lane, 10-Port PCI Express Gen 3 (8.0 GT/s) Multi-Root Switch with DMA (rev ca) (prog-if 00 [Normal decode])
+\tBus: primary=02, secondary=82, subordinate=82, sec-latency=0
+\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+0000:82:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 40GB] [10de:20b0] (rev a1)
+\tNUMA node: 5
+"""  # noqa: E501
+
+
+def test_acs_redirect_of_the_bridge_above_a_gpu(matrix: Matrix) -> None:
+    [gpu] = hardware(ACS_ABOVE_GPU).devices
+    assert (gpu.address, gpu.name, gpu.numa_node) == ("0000:82:00.0", "A100 SXM4 40GB", 5)
+    assert gpu.upstream == gpu.acs_redirect == ["0000:02:08.0"]
+    [found] = findings(matrix, ACS_ABOVE_GPU)
+    # a paste does not say whether the host is bare metal: info, not a warning
+    assert (found.id, found.severity) == ("SC1125", Severity.INFO)
+    assert found.message == (
+        "GPU (A100 SXM4 40GB, 0000:82:00.0, NUMA node 5): ACS redirects peer-to-peer traffic at "
+        "0000:02:08.0 (if this host is bare metal; in a VM it is the hypervisor's)."
+    )
+    assert [e.line for e in found.evidence] == [4, 3]

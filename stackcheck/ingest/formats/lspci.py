@@ -31,7 +31,7 @@ from stackcheck.snapshot.hardware import DeviceKind, PciDevice, PcieLink, normal
 
 _HEADER = re.compile(
     r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[01][0-9a-fA-F]\.[0-7])\s+"
-    r"([A-Za-z][\w /-]{1,60}?)(?: \[[0-9a-fA-F]{4}\])?:\s+(\S.{0,300})$"
+    r"(\w[\w /-]{1,60}?)(?: \[[0-9a-fA-F]{4}\])?:\s+(\S.{0,300})$"
 )
 _NUMA = re.compile(r"^\s+NUMA node:\s*(\d{1,4})\s*$")
 _IOMMU = re.compile(r"^\s+IOMMU group:\s*(\d{1,6})\s*$")
