@@ -75,6 +75,7 @@ class GpuMemoryErrors(Rule):
     name = "gpu-memory-errors"
     family = "gpu-health"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "A GPU has uncorrectable memory errors or remaps waiting for a reset"
     doc = RuleDoc(
         what="Reads each GPU's ECC counters and row remapping state (NVML or `nvidia-smi -q`: "
@@ -106,6 +107,7 @@ class GpuXid(Rule):
     name = "gpu-xid"
     family = "gpu-health"
     severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "The driver logged an Xid that says a GPU is failing"
     doc = RuleDoc(
         what="Reads `NVRM: Xid` lines of the kernel log (the probe reads the tail of "
