@@ -92,3 +92,19 @@ def test_acs_redirect_of_the_bridge_above_a_gpu(matrix: Matrix) -> None:
         "0000:02:08.0 (if this host is bare metal; in a VM it is the hypervisor's)."
     )
     assert [e.line for e in found.evidence] == [4, 3]
+
+
+def test_plain_lspci_of_a_p4d_names_its_efa_devices_and_gpus(matrix: Matrix) -> None:
+    text = (DATA / "lspci-p4d-efa-cut.txt").read_text()
+    devices = hardware(text).devices
+    assert [(d.address, d.kind) for d in devices] == [
+        ("0000:10:1b.0", "efa"),
+        ("0000:10:1c.0", "gpu"),
+        ("0000:10:1d.0", "gpu"),
+        ("0000:20:1b.0", "efa"),
+        ("0000:20:1c.0", "gpu"),
+        ("0000:20:1d.0", "gpu"),
+    ]
+    # no link, NUMA node or bridge in a plain listing: nothing to judge, and a pasted listing
+    # is never counted against the instance's EFA devices
+    assert findings(matrix, text) == []
