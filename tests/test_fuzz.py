@@ -30,6 +30,7 @@ def test_every_reader_has_a_target(targets: dict[str, fuzz.Target]) -> None:
     expected = {"snapshot", "config", "ld.so.conf", "elf", "tar", "image-json", "triage"}
     assert expected <= set(targets)
     assert sum(1 for name in targets if name.startswith("triage:")) >= 25
+    assert {"triage:nvidia_smi_topo", "triage:lspci", "triage:fi_info_verbose"} <= set(targets)
 
 
 def test_fuzz_targets(targets: dict[str, fuzz.Target]) -> None:

@@ -12,8 +12,10 @@ from stackcheck.ingest.lines import Line
 from stackcheck.parsers.hardware import gen_of
 from stackcheck.snapshot.hardware import (
     GpuHealth,
+    GpuNicPath,
     Hardware,
     NvLink,
+    PciDevice,
     RdmaPort,
     XidEvent,
     normalise_bus_id,
@@ -129,3 +131,48 @@ class XidFact(HardwareFact):
                 evidence=evidence,
             )
         )
+
+
+@dataclass
+class GpuNicPathsFact(HardwareFact):
+    """One GPU row of ``nvidia-smi topo -m``: its path to each NIC."""
+
+    paths: list[GpuNicPath]
+
+    def describe(self) -> str:
+        said = ", ".join(f"{p.nic} {p.path}" for p in self.paths)
+        numa = self.paths[0].gpu_numa_node if self.paths else None
+        return f"GPU {self.paths[0].gpu_index if self.paths else '?'} (NUMA {numa}): {said}"
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        for path in self.paths:
+            hardware.paths.append(path.model_copy(update={"evidence": evidence}))
+
+
+@dataclass
+class PciDeviceFact(HardwareFact):
+    """A GPU, NVSwitch or EFA device as ``lspci -vv`` shows it; ``cited`` are its lines worth
+    citing after the header (LnkSta, ACSCtl of a bridge above)."""
+
+    device: PciDevice
+    cited: list[Line] = field(default_factory=list)
+
+    def describe(self) -> str:
+        link = self.device.link
+        said = [f"{self.device.kind} {self.device.address}"]
+        if link.width is not None:
+            said.append(f"x{link.width} Gen{gen_of(link.speed_gts)}")
+        if link.max_width is not None:
+            said.append(f"capable of x{link.max_width} Gen{gen_of(link.max_speed_gts)}")
+        if self.device.acs_redirect:
+            said.append("ACS redirect at " + ", ".join(self.device.acs_redirect))
+        return ", ".join(said)
+
+    def apply(self, hardware: Hardware, evidence: Evidence) -> None:
+        device = self.device.model_copy(deep=True)
+        device.evidence = [evidence, *(_at(evidence, line) for line in self.cited)]
+        known = hardware.device(device.address)
+        if known is None:
+            hardware.devices.append(device)
+        else:  # the same device pasted twice: the later listing stands
+            hardware.devices[hardware.devices.index(known)] = device

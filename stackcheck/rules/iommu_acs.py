@@ -10,6 +10,7 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.hardware_facts import device_label
+from stackcheck.snapshot.model import Evidence
 
 NCCL_ACS = (
     "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html "
@@ -29,11 +30,14 @@ class AcsRedirect(Rule):
     name = "acs-redirect"
     family = "iommu-acs"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "PCIe ACS redirects peer-to-peer traffic above a GPU or NIC"
     doc = RuleDoc(
         what="On a bare-metal host, reads the ACS Control register of every bridge above the "
         "GPUs and EFA devices (the ACS extended capability in `/sys/bus/pci/devices/*/config`, "
-        "readable by root) and reports bridges with P2P Request or Completion Redirect set.",
+        "readable by root, or `ACSCtl:` of the bridges in a pasted `lspci -vv`) and reports "
+        "bridges with P2P Request or Completion Redirect set. Where whether the host is bare "
+        "metal is not known (a pasted `lspci -vv`), it is reported as info.",
         why="With redirection on, every peer-to-peer transfer between GPUs, or between a GPU "
         "and its NIC, goes up to the root complex and back instead of across the PCIe switch: "
         "NCCL's P2P and GPUDirect RDMA bandwidth drop sharply, or transfers hang; people then "
@@ -47,15 +51,29 @@ class AcsRedirect(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        if not _bare_metal_gpus(ctx):
+        hardware = ctx.snapshot.hardware
+        if hardware.bare_metal is False or not any(d.kind == "gpu" for d in hardware.devices):
             return
-        for device in ctx.snapshot.hardware.devices:
+        # A paste does not say whether it came from a VM, where the bits are the hypervisor's.
+        unknown = hardware.bare_metal is None
+        for device in hardware.devices:
             if device.kind in ("gpu", "efa") and device.acs_redirect:
                 yield self.finding(
                     f"{device_label(device)}: ACS redirects peer-to-peer traffic at "
-                    f"{', '.join(device.acs_redirect)}.",
-                    device.evidence[:1],
+                    f"{', '.join(device.acs_redirect)}"
+                    + (
+                        " (if this host is bare metal; in a VM it is the hypervisor's)."
+                        if unknown
+                        else "."
+                    ),
+                    [*device.evidence[:1], *(e for e in device.evidence if _is_acs(e))],
+                    severity=Severity.INFO if unknown else Severity.WARNING,
                 )
+
+
+def _is_acs(evidence: Evidence) -> bool:
+    """An ``ACSCtl:`` line a pasted ``lspci -vv`` gave as evidence."""
+    return (evidence.detail or "").startswith("ACSCtl:")
 
 
 class IommuTranslated(Rule):

@@ -1,7 +1,8 @@
 """The hardware path under the stack: PCIe links, RDMA ports, GPU health, Xid events, IOMMU.
 
 These are the snapshot's ``hardware`` section. Probes fill it from sysfs and NVML, triage from
-``nvidia-smi -q``, ``lspci -vv``, ``ibv_devinfo`` and kernel log lines; the rules read only this.
+``nvidia-smi -q``, ``nvidia-smi topo -m``, ``lspci -vv``, ``ibv_devinfo``, ``fi_info -v`` and
+kernel log lines; the rules read only this.
 Every field is ``None`` (or empty) where the source did not say.
 """
 
@@ -116,11 +117,24 @@ class XidEvent(_Model):
     evidence: Evidence
 
 
+class GpuNicPath(_Model):
+    """One GPU-NIC cell of ``nvidia-smi topo -m``: how traffic between them travels."""
+
+    gpu_index: int
+    nic: str = Field(description="The NIC Legend's name (mlx5_0, rdmap16s27), else NIC3")
+    path: str = Field(description="PIX, PXB, PHB, NODE or SYS (across NUMA nodes)")
+    gpu_numa_node: int | None = Field(default=None, description="The row's NUMA Affinity")
+    evidence: Evidence | None = None
+
+
 class Hardware(_Model):
     devices: list[PciDevice] = Field(default_factory=list)
     ports: list[RdmaPort] = Field(default_factory=list)
     gpus: list[GpuHealth] = Field(default_factory=list)
     xids: list[XidEvent] = Field(default_factory=list)
+    paths: list[GpuNicPath] = Field(
+        default_factory=list, description="GPU-NIC paths from nvidia-smi topo -m"
+    )
     iommu: Literal["translated", "passthrough", "off"] | None = Field(
         default=None,
         description="translated: DMA goes through the IOMMU's tables (GPUDirect traffic is "

@@ -374,8 +374,14 @@ def image_json_target(workdir: Path) -> Target:
     return Target("image-json", seeds, run, json_seeds=True)
 
 
+# Recorded hardware outputs (topo -m, lspci -vv, fi_info -v, nvidia-smi -q...): seeds that reach
+# the hardware readers, which the issue corpus seldom holds.
+HARDWARE_SAMPLES = Path(__file__).parent.parent / "data" / "hardware"
+
+
 def _report_texts() -> list[bytes]:
-    return [report.body.encode() for report in REPORTS]
+    samples = [p.read_bytes() for p in sorted(HARDWARE_SAMPLES.glob("*.txt"))]
+    return [report.body.encode() for report in REPORTS] + samples
 
 
 def triage_targets() -> list[Target]:

@@ -15,6 +15,7 @@ from stackcheck.ingest.formats.ds_report import DsReport
 from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
+from stackcheck.ingest.formats.fi_info_verbose import FiInfoVerbose
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
@@ -24,11 +25,13 @@ from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
 from stackcheck.ingest.formats.library_paths import LibraryPaths
 from stackcheck.ingest.formats.lsmod import Lsmod
+from stackcheck.ingest.formats.lspci import Lspci
 from stackcheck.ingest.formats.nccl_log import NcclLog
 from stackcheck.ingest.formats.nccl_tests import NcclTests
 from stackcheck.ingest.formats.nvcc import Nvcc
 from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
+from stackcheck.ingest.formats.nvidia_smi_topo import NvidiaSmiTopo
 from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
 from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
@@ -72,6 +75,9 @@ FORMATS: tuple[Format, ...] = (
     HuggingFaceEnv(),
     DsReport(),
     TorchConfig(),
+    NvidiaSmiTopo(),
+    Lspci(),
+    FiInfoVerbose(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
