@@ -6,9 +6,11 @@ versioned (``schema_version``) and round-trips through JSON unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,8 +20,66 @@ from stackcheck import __version__
 SCHEMA_VERSION = 2
 
 
+_unchecked = False
+
+
+@contextmanager
+def unchecked() -> Iterator[None]:
+    """Inside, snapshot models are built without pydantic validation (see ``_Model``)."""
+    global _unchecked
+    before, _unchecked = _unchecked, True
+    try:
+        yield
+    finally:
+        _unchecked = before
+
+
 class _Model(BaseModel):
+    """A snapshot model. pydantic validates every snapshot read from JSON; the probes, whose
+    values mypy checks, build theirs ``unchecked()``: building pydantic's validators costs a
+    third of `stackcheck probe`'s start-up. What validation would change is done here too:
+    lists and dicts are copied, an int given for a float becomes a float, a missing or unknown
+    field is refused."""
+
     model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    if not TYPE_CHECKING:  # mypy keeps the keyword-checked signature pydantic gives
+
+        def __init__(self, **data: Any) -> None:
+            if not _unchecked:
+                super().__init__(**data)
+                return
+            cls = type(self)
+            fields = cls.__pydantic_fields__
+            unknown = data.keys() - fields.keys()
+            if unknown:
+                raise TypeError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
+            for name, value in data.items():
+                if isinstance(value, (list, tuple)):
+                    data[name] = list(value)
+                elif isinstance(value, dict):
+                    data[name] = dict(value)
+                elif type(value) is int and name in _float_fields(cls):
+                    data[name] = float(value)
+            built = cls.model_construct(**data)
+            missing = [n for n, f in fields.items() if f.is_required() and n not in data]
+            if missing:
+                raise TypeError(f"{cls.__name__}: missing field(s) {missing}")
+            for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__"):
+                object.__setattr__(self, slot, getattr(built, slot))
+            object.__setattr__(self, "__pydantic_private__", None)
+
+
+_FLOAT_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
+
+
+def _float_fields(cls: type[BaseModel]) -> frozenset[str]:
+    known = _FLOAT_FIELDS.get(cls)
+    if known is None:
+        fields = cls.__pydantic_fields__.items()
+        known = frozenset(name for name, field in fields if "float" in str(field.annotation))
+        _FLOAT_FIELDS[cls] = known
+    return known
 
 
 class ComponentName(str, Enum):
@@ -344,5 +404,3 @@ class Snapshot(_Model):
 
 # The hardware section's models cite Evidence, defined above; Snapshot is completed once they exist.
 from stackcheck.snapshot.hardware import Hardware  # noqa: E402
-
-Snapshot.model_rebuild()
