@@ -6,13 +6,14 @@ versioned (``schema_version``) and round-trips through JSON unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticUndefined
 
 from stackcheck import __version__
 
@@ -49,37 +50,48 @@ class _Model(BaseModel):
             if not _unchecked:
                 super().__init__(**data)
                 return
-            cls = type(self)
-            fields = cls.__pydantic_fields__
+            fields = _fields_of(type(self))
             unknown = data.keys() - fields.keys()
             if unknown:
-                raise TypeError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
-            for name, value in data.items():
-                if isinstance(value, (list, tuple)):
-                    data[name] = list(value)
-                elif isinstance(value, dict):
-                    data[name] = dict(value)
-                elif type(value) is int and name in _float_fields(cls):
-                    data[name] = float(value)
-            built = cls.model_construct(**data)
-            missing = [n for n, f in fields.items() if f.is_required() and n not in data]
-            if missing:
-                raise TypeError(f"{cls.__name__}: missing field(s) {missing}")
-            for slot in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__"):
-                object.__setattr__(self, slot, getattr(built, slot))
+                raise TypeError(f"{type(self).__name__}: unknown field(s) {sorted(unknown)}")
+            values: dict[str, Any] = {}
+            for name, (is_float, factory, default) in fields.items():
+                if name in data:
+                    value = data[name]
+                    if isinstance(value, (list, tuple)):
+                        value = list(value)
+                    elif isinstance(value, dict):
+                        value = dict(value)
+                    elif is_float and type(value) is int:
+                        value = float(value)
+                elif factory is not None:
+                    value = factory()
+                elif default is PydanticUndefined:
+                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+                else:
+                    value = default  # each default is immutable (None, a number, a string)
+                values[name] = value
+            object.__setattr__(self, "__dict__", values)
+            object.__setattr__(self, "__pydantic_fields_set__", set(data))
+            object.__setattr__(self, "__pydantic_extra__", None)
             object.__setattr__(self, "__pydantic_private__", None)
 
 
-_FLOAT_FIELDS: dict[type[BaseModel], frozenset[str]] = {}
+# Per model, each field's (annotated float, default factory, default): what building unchecked
+# needs, read once (pydantic's model_construct inspects every default factory on every call).
+_FieldPlan = tuple[bool, "Callable[[], Any] | None", Any]
+_PLANS: dict[type[BaseModel], dict[str, _FieldPlan]] = {}
 
 
-def _float_fields(cls: type[BaseModel]) -> frozenset[str]:
-    known = _FLOAT_FIELDS.get(cls)
-    if known is None:
-        fields = cls.__pydantic_fields__.items()
-        known = frozenset(name for name, field in fields if "float" in str(field.annotation))
-        _FLOAT_FIELDS[cls] = known
-    return known
+def _fields_of(cls: type[BaseModel]) -> dict[str, _FieldPlan]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = {
+            name: ("float" in str(field.annotation), field.default_factory, field.default)  # type: ignore[misc]
+            for name, field in cls.__pydantic_fields__.items()
+        }
+        _PLANS[cls] = plan
+    return plan
 
 
 class ComponentName(str, Enum):
