@@ -1,6 +1,8 @@
 """Time `stackcheck probe` against `python -m torch.utils.collect_env` on this machine.
 
-Both run as fresh processes, as a user would run them; the figure is the median of several runs.
+Both run as fresh processes, as a user would run them, interleaved; the figure is the median
+of several runs. stackcheck's bytecode is compiled first, as an installed wheel's is
+(--source-only: not).
 collect_env needs PyTorch: the script makes a virtualenv with PyTorch's CPU wheel under
 .cache/bench-venv the first time (or use --collect-env-python).
 
@@ -14,7 +16,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import benchmark_parser, print_result, timed  # benchmarks/ is the script's folder
+from _common import (  # benchmarks/ is the script's folder
+    add_bytecode_argument,
+    benchmark_parser,
+    compile_bytecode,
+    print_result,
+    timed,
+)
 
 PROJECT = Path(__file__).resolve().parent.parent
 BENCH_VENV = PROJECT / ".cache" / "bench-venv"
@@ -32,16 +40,22 @@ def collect_env_python() -> Path:
 def main() -> int:
     parser = benchmark_parser(__doc__, runs=7)
     parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
+    add_bytecode_argument(parser)
     args = parser.parse_args()
+    bytecode = compile_bytecode(args)
 
     other = args.collect_env_python or collect_env_python()
-    probe = timed(
-        [sys.executable, "-m", "stackcheck", "probe", "--json", "--no-network"], args.runs
-    )
-    collect = timed([str(other), "-m", "torch.utils.collect_env"], args.runs)
+    probe_argv = [sys.executable, "-m", "stackcheck", "probe", "--json", "--no-network"]
+    collect_argv = [str(other), "-m", "torch.utils.collect_env"]
+    probe: list[float] = []
+    collect: list[float] = []
+    for _ in range(args.runs):  # interleaved, so a busy machine slows both alike
+        probe += timed(probe_argv, 1)
+        collect += timed(collect_argv, 1)
     probe_s, collect_s = statistics.median(probe), statistics.median(collect)
     result: dict[str, object] = {
         "runs": args.runs,
+        "bytecode": bytecode,
         "stackcheck_probe_median_s": round(probe_s, 3),
         "collect_env_median_s": round(collect_s, 3),
         "ratio": round(probe_s / collect_s, 3),

@@ -1,12 +1,14 @@
 """Start-up costs, as a user pays them: fresh processes, median of several runs, the commands
 interleaved so a busy machine slows each alike. Each is reported as wall time and as CPU time
 (user + system of the process and its children): start-up is single-threaded and CPU-bound, so
-on a machine shared with other work the CPU time is the steadier figure.
+on a machine shared with other work the CPU time is the steadier figure. stackcheck's bytecode
+is compiled first, as an installed wheel's is (--source-only: not).
 
 - `python -c pass`: the interpreter alone, the floor;
 - `stackcheck probe --json --no-network` on this host;
 - a cached `stackcheck scan` of a small docker-archive (made once under .cache/bench-startup;
-  the first scan fills the cache), where nothing is read but the cache: all start-up;
+  the first scan fills the cache: layer indexes and the validated matrix), where nothing is
+  read but the cache: all start-up;
 - with --collect-env-python PY (a Python with torch), `PY -m torch.utils.collect_env`, and the
   probe's ratio to it (goal <= 0.1).
 
@@ -26,7 +28,12 @@ import tarfile
 import time
 from pathlib import Path
 
-from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
+from _common import (  # benchmarks/ is the script's folder
+    add_bytecode_argument,
+    benchmark_parser,
+    compile_bytecode,
+    print_result,
+)
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORK = PROJECT / ".cache" / "bench-startup"
@@ -74,7 +81,9 @@ def _children_cpu() -> float:
 def main() -> int:
     parser = benchmark_parser(__doc__, runs=9)
     parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
+    add_bytecode_argument(parser)
     args = parser.parse_args()
+    bytecode = compile_bytecode(args)
 
     archive = small_archive()
     cache = WORK / "cache"
@@ -97,7 +106,7 @@ def main() -> int:
             subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times[name].append(time.perf_counter() - started)
             cpu[name].append(_children_cpu() - before)
-    result: dict[str, object] = {"runs": args.runs}
+    result: dict[str, object] = {"runs": args.runs, "bytecode": bytecode}
     for name in commands:
         result[f"{name}_wall_median_s"] = round(statistics.median(times[name]), 3)
         result[f"{name}_cpu_median_s"] = round(statistics.median(cpu[name]), 3)

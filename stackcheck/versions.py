@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 _RELEASE = re.compile(r"(\d+(?:\.\d+){0,4})")
@@ -47,6 +46,10 @@ def release(text: str | None, parts: int) -> str | None:
 def matches(text: str | None, specifier: str) -> bool | None:
     """Whether a vendor version falls in a PEP 440 specifier (``">=2.19.3,<2.20.3"``); None when
     either cannot be read."""
+    # Imported here: the probes need only versions, and specifiers' import and patterns cost
+    # `stackcheck probe` about 0.005 s.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     version = parse(text)
     if version is None:
         return None

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -75,6 +74,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def node_name(args: argparse.Namespace) -> str:
+    import socket  # here: `stackcheck probe` imports every command, and needs no socket
+
     return str(args.node or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
 
 

@@ -42,7 +42,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--cache-dir",
         metavar="DIR",
         type=Path,
-        help="where layer indexes are kept between scans (default: $XDG_CACHE_HOME/stackcheck)",
+        help="where layer indexes and the validated matrix are kept between runs "
+        "(default: $XDG_CACHE_HOME/stackcheck)",
     )
     cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     target = parser.add_argument_group("target host (what the image will run on)")

@@ -20,7 +20,7 @@ NO_ANSWER = "no-answer"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built when first used
 
 
 class NodeFinding(Finding):

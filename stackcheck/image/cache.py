@@ -15,8 +15,11 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from stackcheck.cachedir import default_cache_dir
 from stackcheck.image.layer import LayerIndex
 from stackcheck.limits import CACHE_ENTRY_BYTES
+
+__all__ = ["LayerCache", "default_cache_dir"]
 
 # Bump when the layer walk or the index format changes what a cached index means.
 ANALYZER_VERSION = "2"  # 2: entries carry the SHA-256 of their own payload
@@ -31,11 +34,6 @@ _UNREADABLE = (
     RecursionError,
     zlib.error,
 )
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stackcheck"
 
 
 class LayerCache:

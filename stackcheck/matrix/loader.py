@@ -1,8 +1,20 @@
-"""Loading the matrix: the bundled TOML files, then any user directories over them."""
+"""Loading the matrix: the bundled TOML files, then any user directories over them.
+
+pydantic validates a matrix once per content: the validated matrix is kept as a pickle in the
+user's cache directory, named by a hash of every matrix file read (and of the modules that
+define the pickled classes, and the stackcheck, pydantic and Python versions), so a later run
+with the same files skips TOML parsing and validation (0.08 s of a cached image rescan). A
+cache file is read only when it is owned by this user and writable by no one else; anything
+odd about it means the files are read again.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,15 +39,30 @@ def bundled_dir() -> Path:
     return installed if installed.is_dir() else package.parent / "matrices"
 
 
-def read_tables(directory: Path) -> dict[str, Any]:
-    """The top-level keys of every ``*.toml`` in ``directory``; tables from several files join."""
+def _files(directory: Path) -> list[tuple[Path, bytes]]:
+    """Every ``*.toml`` in ``directory``, in name order, with its bytes."""
     if not directory.is_dir():
         raise StackcheckError(f"matrix directory {directory} does not exist")
-    merged: dict[str, Any] = {}
+    files = []
     for path in sorted(directory.glob("*.toml")):
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+            files.append((path, path.read_bytes()))
+        except OSError as exc:
+            raise StackcheckError(f"matrix file {path}: {exc}") from None
+    return files
+
+
+def read_tables(directory: Path) -> dict[str, Any]:
+    """The top-level keys of every ``*.toml`` in ``directory``; tables from several files join."""
+    return _tables(_files(directory))
+
+
+def _tables(files: list[tuple[Path, bytes]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for path, raw in files:
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise StackcheckError(f"matrix file {path}: {exc}") from None
         for key, value in data.items():
             if key in META_KEYS:
@@ -79,9 +106,64 @@ def build(data: dict[str, Any], origin: str) -> Matrix:
         ) from None
 
 
-def load_matrix(extra_dirs: Sequence[str | Path] = ()) -> Matrix:
-    """The bundled matrix with ``extra_dirs`` (user matrices) laid over it, in order."""
-    data = read_tables(bundled_dir())
-    for directory in extra_dirs:
-        data = overlay(data, read_tables(Path(directory)))
-    return build(data, "matrix")
+def load_matrix(extra_dirs: Sequence[str | Path] = (), cache_dir: Path | None = None) -> Matrix:
+    """The bundled matrix with ``extra_dirs`` (user matrices) laid over it, in order; with
+    ``cache_dir``, validated once per content of the files (see the module's doc)."""
+    layers = [_files(bundled_dir()), *(_files(Path(d)) for d in extra_dirs)]
+    cache = None if cache_dir is None else cache_dir / f"matrix-{_content_key(layers)}.pickle"
+    if cache is not None:
+        cached = _read_cache(cache)
+        if cached is not None:
+            return cached
+    data = _tables(layers[0])
+    for files in layers[1:]:
+        data = overlay(data, _tables(files))
+    matrix = build(data, "matrix")
+    if cache is not None:
+        _write_cache(cache, matrix)
+    return matrix
+
+
+def _content_key(layers: list[list[tuple[Path, bytes]]]) -> str:
+    import pydantic
+
+    from stackcheck import __version__
+    from stackcheck.matrix import models
+    from stackcheck.snapshot import model
+
+    digest = hashlib.sha256(f"{__version__} {pydantic.VERSION} {sys.version}".encode())
+    for module in (models, model):  # the classes the pickle holds: a change to them is a miss
+        digest.update(Path(str(module.__file__)).read_bytes())
+    for position, files in enumerate(layers):
+        for path, raw in files:
+            digest.update(f"\0{position}\0{path.name}\0{len(raw)}\0".encode())
+            digest.update(raw)
+    return digest.hexdigest()[:32]
+
+
+def _read_cache(path: Path) -> Matrix | None:
+    try:
+        with path.open("rb") as handle:
+            status = os.fstat(handle.fileno())
+            if status.st_uid != os.getuid() or status.st_mode & 0o022:
+                return None  # a file someone else could have written is never unpickled
+            matrix = pickle.loads(handle.read())
+    except Exception:  # a missing, truncated or stale entry: read the files instead
+        return None
+    return matrix if isinstance(matrix, Matrix) else None
+
+
+def _write_cache(path: Path, matrix: Matrix) -> None:
+    """Write atomically (a temporary file renamed into place); a cache that cannot be written
+    costs only speed."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=".matrix-", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pickle.dumps(matrix, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)

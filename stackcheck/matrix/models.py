@@ -20,7 +20,7 @@ CpuArch = Literal["x86_64", "aarch64"]
 
 
 class Fact(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     source: str = Field(
         min_length=4, description="URL, or repository@commit:path, it was read from"
@@ -106,7 +106,7 @@ class Gpu(Fact):
 
 
 class TorchVariant(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     cuda: str  # "12.4"
     status: Literal["stable", "experimental"] = "stable"
@@ -129,7 +129,7 @@ class TorchRelease(Fact):
 
 
 class CudnnBuild(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     cuda_major: int
     cuda: list[str] = Field(default_factory=list, description="Toolkit minors supported")
@@ -159,7 +159,7 @@ class KnownIssue(BaseModel):
     (no GPU found, version unknown) means the issue is not reported.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     summary: str
     affected: str  # a PEP 440 specifier over the component's version: ">=2.19.3,<2.20.3"
@@ -371,7 +371,7 @@ class GpuPerformance(Fact):
 class Matrix(BaseModel):
     """All tables. ``version`` names this edition of the data; ``built`` is its date."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     version: str = "unversioned"
     built: date | None = None

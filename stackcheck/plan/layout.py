@@ -9,7 +9,7 @@ class JobLayout(BaseModel):
     """Ranks are laid out TP innermost, then CP, then DP (with EP carved out of DP x CP), then PP,
     as Megatron-LM orders them: a TP group fills consecutive GPUs of one node first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     instance: str
     gpus_per_node: int = Field(gt=0)

@@ -22,7 +22,7 @@ from stackcheck.probes.nccl import NcclProbe
 from stackcheck.probes.ofi_nccl import OfiNcclProbe
 from stackcheck.probes.platform import PlatformProbe
 from stackcheck.probes.torch import TorchProbe
-from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource
+from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource, unchecked
 from stackcheck.views.base import FileView
 from stackcheck.views.directory import DirectoryView
 from stackcheck.views.needs import Needs
@@ -50,7 +50,15 @@ NEEDS = Needs.union([CONTEXT_NEEDS, *(probe.needs for probe in PROBES)])
 
 
 def run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
-    """Every probe over one context. A probe that breaks leaves a note, never a traceback."""
+    """Every probe over one context. A probe that breaks leaves a note, never a traceback.
+
+    The models are built unchecked (see snapshot.model._Model): the probes' values are typed,
+    and pydantic validates a snapshot where one is read back from JSON."""
+    with unchecked():
+        return _run_probes(ctx, source)
+
+
+def _run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
     snapshot = Snapshot(source=source)
     for probe in PROBES:
         try:
@@ -68,14 +76,16 @@ def probe_host(live: LiveHost | None = None, env: Mapping[str, str] | None = Non
         env=dict(os.environ if env is None else env),
         live=live or LiveHost(),
     )
-    return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
+    with unchecked():
+        return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
 
 
 def probe_root(root: str, env: Mapping[str, str] | None = None) -> Snapshot:
     """A filesystem tree (a mounted AMI volume, an extracted rootfs): files only, nothing run."""
     view: FileView = DirectoryView(root)
     ctx = ProbeContext(view=view, env=dict(env or {}))
-    return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
+    with unchecked():
+        return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
 
 
 __all__ = ["NEEDS", "PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]

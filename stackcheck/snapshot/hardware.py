@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.model import Evidence, _Model
 
 DeviceKind = Literal["gpu", "nvswitch", "efa", "bridge"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class PcieLink(_Model):

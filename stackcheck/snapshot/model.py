@@ -6,11 +6,14 @@ versioned (``schema_version``) and round-trips through JSON unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticUndefined
 
 from stackcheck import __version__
 
@@ -18,8 +21,77 @@ from stackcheck import __version__
 SCHEMA_VERSION = 2
 
 
+_unchecked = False
+
+
+@contextmanager
+def unchecked() -> Iterator[None]:
+    """Inside, snapshot models are built without pydantic validation (see ``_Model``)."""
+    global _unchecked
+    before, _unchecked = _unchecked, True
+    try:
+        yield
+    finally:
+        _unchecked = before
+
+
 class _Model(BaseModel):
+    """A snapshot model. pydantic validates every snapshot read from JSON; the probes, whose
+    values mypy checks, build theirs ``unchecked()``: building pydantic's validators costs a
+    third of `stackcheck probe`'s start-up. What validation would change is done here too:
+    lists and dicts are copied, an int given for a float becomes a float, a missing or unknown
+    field is refused."""
+
     model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    if not TYPE_CHECKING:  # mypy keeps the keyword-checked signature pydantic gives
+
+        def __init__(self, **data: Any) -> None:
+            if not _unchecked:
+                super().__init__(**data)
+                return
+            fields = _fields_of(type(self))
+            unknown = data.keys() - fields.keys()
+            if unknown:
+                raise TypeError(f"{type(self).__name__}: unknown field(s) {sorted(unknown)}")
+            values: dict[str, Any] = {}
+            for name, (is_float, factory, default) in fields.items():
+                if name in data:
+                    value = data[name]
+                    if isinstance(value, (list, tuple)):
+                        value = list(value)
+                    elif isinstance(value, dict):
+                        value = dict(value)
+                    elif is_float and type(value) is int:
+                        value = float(value)
+                elif factory is not None:
+                    value = factory()
+                elif default is PydanticUndefined:
+                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+                else:
+                    value = default  # each default is immutable (None, a number, a string)
+                values[name] = value
+            object.__setattr__(self, "__dict__", values)
+            object.__setattr__(self, "__pydantic_fields_set__", set(data))
+            object.__setattr__(self, "__pydantic_extra__", None)
+            object.__setattr__(self, "__pydantic_private__", None)
+
+
+# Per model, each field's (annotated float, default factory, default): what building unchecked
+# needs, read once (pydantic's model_construct inspects every default factory on every call).
+_FieldPlan = tuple[bool, "Callable[[], Any] | None", Any]
+_PLANS: dict[type[BaseModel], dict[str, _FieldPlan]] = {}
+
+
+def _fields_of(cls: type[BaseModel]) -> dict[str, _FieldPlan]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = {
+            name: ("float" in str(field.annotation), field.default_factory, field.default)  # type: ignore[misc]
+            for name, field in cls.__pydantic_fields__.items()
+        }
+        _PLANS[cls] = plan
+    return plan
 
 
 class ComponentName(str, Enum):
@@ -344,5 +416,3 @@ class Snapshot(_Model):
 
 # The hardware section's models cite Evidence, defined above; Snapshot is completed once they exist.
 from stackcheck.snapshot.hardware import Hardware  # noqa: E402
-
-Snapshot.model_rebuild()

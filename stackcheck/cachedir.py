@@ -1,0 +1,11 @@
+"""Where stackcheck keeps what it can rebuild: layer indexes, the validated matrix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "stackcheck"
