@@ -37,6 +37,8 @@ JSON_FILE_BYTES = 256 << 20
 JSON_MAX_DEPTH = 64
 # A configuration file (.stackcheck.toml, pyproject.toml).
 CONFIG_FILE_BYTES = 1 << 20
+# One matrix table file, bundled or from --matrix-dir (the largest bundled one is ~100 KB).
+MATRIX_FILE_BYTES = 16 << 20
 
 # -- images -----------------------------------------------------------------------------------
 # Members of one layer's tar (real layers hold up to a few hundred thousand); the walk costs

@@ -197,6 +197,25 @@ def test_a_fifo_is_refused(cli: Cli, tmp_path: Path, argv: list[str]) -> None:
     assert done.code == 2 and "FIFO" in done.err
 
 
+def test_matrix_file_bytes(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import stackcheck.matrix.loader as loader
+
+    monkeypatch.setattr(loader, "MATRIX_FILE_BYTES", 4 << 10)  # the bound itself: 16 MiB
+    (tmp_path / "extra.toml").write_text("# x\n" * (loader.MATRIX_FILE_BYTES // 4 + 1))
+    done = cli("matrix", "--matrix-dir", str(tmp_path))
+    assert done.code == 2 and "larger than" in done.err and done.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["fleet", "matrix"])
+def test_a_fifo_among_many_files_is_refused(cli: Cli, tmp_path: Path, command: str) -> None:
+    """A fleet's snapshot file, or a *.toml in --matrix-dir, that is a FIFO: one line, exit 2."""
+    fifo = tmp_path / "node.json" if command == "fleet" else tmp_path / "extra.toml"
+    os.mkfifo(fifo)
+    argv = ["fleet", str(fifo)] if command == "fleet" else ["matrix", "--matrix-dir", str(tmp_path)]
+    done = cli(*argv)
+    assert done.code == 2 and "FIFO" in done.err and done.err.count("\n") == 1
+
+
 # -- images --------------------------------------------------------------------------------------
 
 

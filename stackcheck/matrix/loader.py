@@ -22,6 +22,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from stackcheck.errors import StackcheckError
+from stackcheck.inputs import read_regular
+from stackcheck.limits import MATRIX_FILE_BYTES
 from stackcheck.matrix.models import TABLE_KEYS, Matrix
 
 if sys.version_info >= (3, 11):
@@ -43,13 +45,11 @@ def _files(directory: Path) -> list[tuple[Path, bytes]]:
     """Every ``*.toml`` in ``directory``, in name order, with its bytes."""
     if not directory.is_dir():
         raise StackcheckError(f"matrix directory {directory} does not exist")
-    files = []
-    for path in sorted(directory.glob("*.toml")):
-        try:
-            files.append((path, path.read_bytes()))
-        except OSError as exc:
-            raise StackcheckError(f"matrix file {path}: {exc}") from None
-    return files
+    # A FIFO named *.toml would block a plain read: regular files only, bounded.
+    return [
+        (path, read_regular(path, "matrix file", MATRIX_FILE_BYTES)[0])
+        for path in sorted(directory.glob("*.toml"))
+    ]
 
 
 def read_tables(directory: Path) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from stackcheck.errors import StackcheckError
 from stackcheck.fleet.sources.base import Answer, NoAnswer, NodeResult, NodeSource
+from stackcheck.inputs import check_regular
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024  # far above any real snapshot; a bound on a stray file
 
@@ -22,7 +23,8 @@ def _files(paths: Sequence[str]) -> list[Path]:
         path = Path(name)
         if path.is_dir():
             files.extend(sorted(p for p in path.glob("*.json") if p.is_file()))
-        elif path.is_file():
+        elif path.exists():
+            check_regular(path, "snapshot file")  # a FIFO would block the read
             files.append(path)
         else:
             raise StackcheckError(f"{name}: no such file or directory")
