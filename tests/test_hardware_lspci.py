@@ -3,6 +3,7 @@ devices from recorded public output (tests/data/hardware/SOURCES.md), and the ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from stackcheck.check.engine import check
@@ -10,6 +11,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.hardware import Hardware
+from tests.conftest import Outcome
 from tests.support import sysfs
 
 DATA = Path(__file__).parent / "data" / "hardware"
@@ -108,3 +110,11 @@ def test_plain_lspci_of_a_p4d_names_its_efa_devices_and_gpus(matrix: Matrix) -> 
     # no link, NUMA node or bridge in a plain listing: nothing to judge, and a pasted listing
     # is never counted against the instance's EFA devices
     assert findings(matrix, text) == []
+
+
+def test_the_report_counts_the_gpus_the_paste_names(cli: Callable[..., Outcome]) -> None:
+    """The stack never says "GPUs: none found" beside a finding about a GPU it read."""
+    done = cli("triage", str(DATA / HEALTHY))
+    gpus = next(line for line in done.out.splitlines() if line.strip().startswith("GPUs"))
+    assert "4 on the PCIe bus (RTX 6000 Ada Generation)" in gpus
+    assert "none found" not in done.out

@@ -160,7 +160,7 @@ def render_stack(snapshot: Snapshot, out: Writer) -> None:
             else "",
         )
     elif not image:
-        out.row("GPUs", f"none found: {gpus.unknown or 'not probed'}")
+        out.row("GPUs", _gpus_on_the_bus(snapshot) or f"none found: {gpus.unknown or 'not probed'}")
     for name in ComponentName:
         component = snapshot.components.get(name)
         if component is None:
@@ -281,3 +281,13 @@ class TextFormat(ReportFormat):
         out = Writer(self.colour)
         render_stack(snapshot, out)
         return out.text()
+
+
+def _gpus_on_the_bus(snapshot: Snapshot) -> str | None:
+    """GPUs the hardware path names (pasted lspci or topo -m, sysfs) when no GPU list did: the
+    report must not say "none found" beside a finding about one of them."""
+    on_bus = [d for d in snapshot.hardware.devices if d.kind == "gpu"]
+    if not on_bus:
+        return None
+    names = ", ".join(sorted({d.name or "NVIDIA GPU" for d in on_bus}))
+    return f"{len(on_bus)} on the PCIe bus ({names}); model facts (CC, memory) not stated"
