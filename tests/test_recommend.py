@@ -220,6 +220,18 @@ def test_json_carries_each_stack_as_fields(cli: Callable[..., Outcome]) -> None:
     assert json.loads(cli("recommend", "--json", "--gpu", "H100").out)["recommendations"]
 
 
+def test_text_keeps_commands_and_urls_whole(cli: Callable[..., Outcome]) -> None:
+    """A command to copy is one line, and a source URL or path is never cut at a hyphen: each
+    stands in the text exactly as in the JSON."""
+    argv = ("recommend", "--instance", "p5.48xlarge", "--driver", "535.161.07")
+    lines = [line.strip() for line in cli(*argv).out.splitlines()]
+    recs = [r for found in json.loads(cli(*argv, "--format", "json").out)["recommendations"]
+            .values() for r in found]  # fmt: skip
+    shown = {line.split(None, 2)[-1] for line in lines if line.startswith(("get it", "source"))}
+    wanted = {r["get"] for r in recs if r.get("get")} | {r["source"] for r in recs if r["source"]}
+    assert wanted and wanted <= shown
+
+
 def _no_contradiction(found: Advice, target: Target) -> None:
     dlamis = found["dlami"]
     if dlamis:

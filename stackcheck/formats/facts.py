@@ -26,12 +26,24 @@ def _value(value: Any) -> str:
     return str(value)
 
 
-def _row(label: str, text: str, indent: int = 2) -> list[str]:
-    """``label`` in a column, ``text`` wrapped beside it (below it when the label is long)."""
+def _row(label: str, text: str, indent: int = 2, *, whole: bool = False) -> list[str]:
+    """``label`` in a column, ``text`` wrapped beside it (below it when the label is long).
+    Wrapped at spaces only, so a URL or path is never cut; ``whole``: a command, kept on one
+    line so that it can be copied."""
     pad = " " * (indent + _LABEL + 1)
     head = [" " * indent + label] if len(label) > _LABEL else []
     lead = pad if head else " " * indent + f"{label:<{_LABEL}} "
-    return [*head, *textwrap.wrap(text, _WIDTH, initial_indent=lead, subsequent_indent=pad)]
+    if whole:
+        return [*head, lead + text]
+    wrapped = textwrap.wrap(
+        text,
+        _WIDTH,
+        initial_indent=lead,
+        subsequent_indent=pad,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+    return [*head, *wrapped]
 
 
 def render_coverage(
@@ -117,7 +129,7 @@ def render_recommendations(
             if rec.changes:
                 lines += _row("changes", "; ".join(rec.changes), 5)
             if rec.get:
-                lines += _row("get it", rec.get, 5)
+                lines += _row("get it", rec.get, 5, whole=True)
             for caution in rec.cautions:
                 lines += _row("caution", caution, 5)
             if rec.source:
