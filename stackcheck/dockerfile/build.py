@@ -28,7 +28,6 @@ from stackcheck.parsers.dockerfile import (
 _EXPANDED = frozenset(
     ["ADD", "COPY", "ENV", "EXPOSE", "FROM", "LABEL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"]
 )
-_PLATFORM_ARGS = ("TARGETPLATFORM", "TARGETOS", "TARGETARCH", "TARGETVARIANT")
 _DEFAULT_PLATFORM = "linux/amd64"
 MAX_EXPANSION = 64 * 1024  # a value grown past this by self-reference is not a version string
 MAX_EXPANDED = 16 << 20  # all steps' expanded text: a 1 MiB file that grows past this is hostile
@@ -238,6 +237,7 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
     stage: Stage | None = None
     budget = MAX_EXPANDED
     args: dict[str, str | None] = {}
+    values: dict[str, str | None] = {}
     for instruction in dockerfile.instructions:
         keyword = instruction.keyword
         if keyword == "UNKNOWN":
@@ -265,6 +265,9 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
             )
             stages.append(stage)
             args = {}
+            # What $NAME expands to in this stage: its ENV over its ARGs, kept up to date as
+            # instructions go by (rebuilt per instruction, it made long files quadratic).
+            values = {k: v for k, (v, _) in stage.env.items()}
             continue
         if stage is None:
             if keyword != "ARG":
@@ -275,7 +278,6 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
                 value = expand(default, global_args)[0] if default is not None else None
                 global_args[arg_name] = given.get(arg_name, value)
             continue
-        values: dict[str, str | None] = {**args, **{k: v for k, (v, _) in stage.env.items()}}
         if keyword == "ARG":
             for arg_name, default in arg_pairs(instruction.arguments, instruction.line):
                 if arg_name in given:
@@ -291,12 +293,15 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
             continue
         if keyword == "ENV":
             texts = []
+            assigned: dict[str, str | None] = {}
             # Every pair of one ENV is expanded with the values from before it, as the
             # reference says (`ENV abc=bye def=$abc` gives def the previous abc).
             for env_name, value in env_pairs(instruction.arguments, instruction.line):
                 expanded = expand(value, values, dockerfile.escape)[0]
                 stage.env[env_name] = (expanded, instruction)
+                assigned[env_name] = expanded
                 texts.append(f"{env_name}={expanded}")
+            values.update(assigned)
             stage.steps.append(Step(instruction, " ".join(texts)))
             budget = _spend(budget, sum(len(t) for t in texts), instruction)
             continue

@@ -3,7 +3,6 @@ serves, and how a PCIe link reads."""
 
 from __future__ import annotations
 
-from stackcheck.check.context import CheckContext
 from stackcheck.parsers.hardware import gen_of
 from stackcheck.snapshot.hardware import GpuHealth, Hardware, PciDevice, PcieLink
 
@@ -85,7 +84,3 @@ def degraded(link: PcieLink, gpu: bool) -> bool:
     if link.speed_gts is None or speed is None or link.speed_gts >= speed:
         return False
     return not (gpu and link.speed_gts <= IDLE_SPEED)
-
-
-def gpu_healths(ctx: CheckContext) -> list[GpuHealth]:
-    return ctx.snapshot.hardware.gpus
