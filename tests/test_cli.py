@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from stackcheck.snapshot import SCHEMA_VERSION
 from tests.conftest import Outcome, run_stackcheck
 from tests.support import scenarios
@@ -140,3 +142,17 @@ def test_docs_rules_page_is_current() -> None:
         'python -c "from stackcheck.rules import RULES; from stackcheck.rules.docs import '
         "catalogue; print(catalogue(RULES), end='')\" > docs/rules.md"
     )
+
+
+def test_a_report_written_with_output_has_no_colour_codes(
+    cli: Callable[..., Outcome], root: Root, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A terminal on stdout turns colour on; a file written with --output never gets it."""
+    import stackcheck.formats.text
+
+    monkeypatch.setattr(stackcheck.formats.text, "use_colour", lambda stream=None: True)
+    scenarios.broken_p5(root)
+    written = tmp_path / "report.txt"
+    done = cli("check", "--root", str(root.path), "--output", str(written))
+    assert done.code == 1 and "SC" in written.read_text()
+    assert "\x1b[" not in written.read_text()

@@ -4,6 +4,7 @@ without Slurm. (Draining on a real Slurm cluster: tests/test_node_check_slurm.py
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +70,16 @@ def test_a_bad_expected_file_is_exit_2_in_one_line(
               "--format", "npd")  # fmt: skip
     assert npd.code == 2 and npd.out.startswith("stackcheck could not check: ")
     assert npd.out.count("\n") == 1 and len(npd.out) <= 81
+
+
+def test_an_expected_fifo_is_refused_not_waited_on(
+    cli: Cli, p5: dict[str, Path], tmp_path: Path
+) -> None:
+    """A health check must never hang: a FIFO given as --expected is one line, exit 2."""
+    fifo = tmp_path / "expected.json"
+    os.mkfifo(fifo)
+    done = cli("node-check", "--root", str(p5["healthy"]), "--expected", str(fifo))
+    assert done.code == 2 and "FIFO" in done.err and done.err.count("\n") == 1
 
 
 def test_a_crash_reads_as_unknown_not_as_unhealthy(

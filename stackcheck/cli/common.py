@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from stackcheck.check.model import Finding, Report
     from stackcheck.formats.base import ReportFormat
+    from stackcheck.formats.prometheus import RunFacts
     from stackcheck.matrix import Matrix
     from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
@@ -255,7 +256,7 @@ def show(
 ) -> None:
     """Print the report in --format (or in ``form``, a format the command builds itself)."""
     from stackcheck.formats import get_format
-    from stackcheck.formats.prometheus import RunFacts
+    from stackcheck.formats.text import use_colour
     from stackcheck.redact import redact
 
     if args.format == "text":
@@ -266,14 +267,22 @@ def show(
         output(json.dumps(document, indent=2) + "\n", args)
         return
     if form is None:
-        run = RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
-        form = get_format(args.format, args.show_suppressed, run=run)
+        # No colour codes in a file written with --output, whatever stdout is.
+        colour = use_colour() and not getattr(args, "output", None)
+        form = get_format(args.format, args.show_suppressed, colour, run_facts(args))
     output(form.render(report), args)
 
 
 def started(args: argparse.Namespace) -> float:
     """When the command started (time.monotonic()), as main() noted it."""
     return float(getattr(args, "started", time.monotonic()))
+
+
+def run_facts(args: argparse.Namespace) -> RunFacts:
+    """When this check ran and how long it took, for the metrics that say so."""
+    from stackcheck.formats.prometheus import RunFacts
+
+    return RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
 
 
 def output(text: str, args: argparse.Namespace) -> None:

@@ -7,8 +7,6 @@ import argparse
 import os
 import shlex
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +18,7 @@ from stackcheck.cli.common import (
     add_output_file_argument,
     matrix_from,
     output,
-    started,
+    run_facts,
 )
 from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
@@ -207,11 +205,9 @@ def run(args: argparse.Namespace) -> int:
             raise StackcheckError(f"cannot write {args.report_json}: {exc.strerror}") from None
     form: FleetReportFormat
     if args.format == "prometheus":
-        from stackcheck.formats.prometheus import PrometheusFormat, RunFacts
+        from stackcheck.formats.prometheus import PrometheusFormat
 
-        form = PrometheusFormat(
-            RunFacts(datetime.now(timezone.utc), time.monotonic() - started(args))
-        )
+        form = PrometheusFormat(run_facts(args))
     elif args.format == "json":
         form = FleetJsonFormat()
     else:

@@ -6,12 +6,12 @@ two. A finding names both values, so the message says what this node has and wha
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
+from stackcheck import limits
 from stackcheck.check.model import Finding
-from stackcheck.errors import StackcheckError
 from stackcheck.fleet.engine import check_fleet
 from stackcheck.fleet.sources.base import Answer, NodeResult, NodeSource
+from stackcheck.inputs import decode_utf8, read_regular
 from stackcheck.matrix.models import Matrix
 from stackcheck.snapshot import Snapshot, dump_snapshot, load_snapshot
 
@@ -35,10 +35,9 @@ class _Pair(NodeSource):
 
 def read_expected(path: str) -> str:
     """The expected snapshot's text, checked to be a snapshot (else one clear error)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise StackcheckError(f"cannot read --expected {path}: {exc.strerror or exc}") from None
+    # A health check must never hang: regular files only (a FIFO would block), bounded.
+    data, _ = read_regular(path, "--expected", limits.JSON_FILE_BYTES)
+    text = decode_utf8(data, path)
     load_snapshot(text, path)
     return text
 

@@ -52,7 +52,6 @@ from stackcheck.snapshot.model import Instance as SnapshotInstance
 from stackcheck.snapshot.model import Snapshot, SnapshotSource
 
 LAYOUT_RULES = tuple(rule for rule in RULES if rule.family == "layout")
-CANDIDATES_SHOWN = 10
 
 
 _SHAPE_FLAGS = (
@@ -238,8 +237,8 @@ def _verdict_on(state: State, instances: Sequence[Instance], max_gpus: int) -> V
         return Verdict(
             status="tight",
             summary=f"tight: {_gib(need)} of {_gib(have)} per GPU leaves {_gib(have - need)}, "
-            f"under the 5% ({_gib(HEADROOM * have)}) a plan keeps for what the estimate "
-            f"omits and allocator peaks{loosen}",
+            f"under the {HEADROOM:.0%} ({_gib(HEADROOM * have)}) a plan keeps for what the "
+            f"estimate omits and allocator peaks{loosen}",
             changes=[
                 Change(flag=o.flag, reason=o.reason, total_gib=o.total / GIB, fits=o.fits)
                 for o in options or []
@@ -323,11 +322,18 @@ def _representatives(instances: Sequence[Instance]) -> list[tuple[Instance, list
 
 
 def _rank(fit: Fit) -> tuple[object, ...]:
-    """Timed candidates first, by GPU-hours per million tokens, then time per step; the rest by
-    GPUs, GPU memory and name."""
+    """Comfortable fits before tight ones; then timed candidates first, by GPU-hours per
+    million tokens, then time per step; the rest by GPUs, GPU memory and name."""
     step = fit.step
     timed = (step.gpu_hours_per_million_tokens, step.seconds) if step else (0.0, 0.0)
-    return (step is None, *timed, fit.layout.gpus, gpu_memory(fit.instance), fit.instance.type)
+    return (
+        fit.estimate.tight,
+        step is None,
+        *timed,
+        fit.layout.gpus,
+        gpu_memory(fit.instance),
+        fit.instance.type,
+    )
 
 
 def _candidates(
@@ -425,7 +431,7 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
     elif best.tight:
         verdict = Verdict(
             status="tight",
-            summary=f"fits only tightly (under 5% of GPU memory to spare) on the fewest GPUs; "
+            summary=f"fits only tightly (under {HEADROOM:.0%} of GPU memory to spare); "
             f"{where}; more instances or --zero / --activation-checkpointing loosen it",
         )
     else:

@@ -174,7 +174,9 @@ def best_fit(
         elif tight is None and found.tight:
             tight = Fit(instance, layout, found, settings)
     if fitting:
-        return min(fitting, key=lambda f: f.step.seconds if f.step else 0.0)
+        # The measure candidates are ranked by: layouts of one node count may train different
+        # numbers of tokens a step (the global batch rounds down per DP size).
+        return min(fitting, key=lambda f: f.step.gpu_hours_per_million_tokens if f.step else 0.0)
     return _timed(tight, perf) if tight else None
 
 
