@@ -53,6 +53,10 @@ class Analyzer(LayerAnalyzer):
             self.stats.from_cache += 1
         return index
 
+    @property
+    def keeps_records(self) -> bool:
+        return self.cache is not None
+
     def recall(self, key: str) -> dict[str, object] | None:
         return self.cache.load_record(key) if self.cache is not None else None
 

@@ -80,6 +80,12 @@ class LayerAnalyzer(ABC):
         With ``verify_cached`` a cached index is served only after the layer's bytes are hashed
         again and still match its digest (files can change under a cache); else it is a miss."""
 
+    @property
+    @abstractmethod
+    def keeps_records(self) -> bool:
+        """Whether records are kept between scans (a cache): else a source need not work out
+        the key it would keep one under."""
+
     @abstractmethod
     def recall(self, key: str) -> dict[str, object] | None:
         """A record a source remembered under KEY in an earlier scan (no cache: None)."""

@@ -57,14 +57,17 @@ class ArchiveSource(ImageSource):
         if sniff(self.path).startswith(_COMPRESSED):
             # Read front to back only: a rescan skips the walk when every layer it found is
             # still cached, using what the walk kept (manifest, config) from a small record.
-            key = archive_key(self.path)
-            kept = recalled(analyzer.recall(key), str(self.path), analyzer)
-            if kept is not None:
-                return load_kept(kept, self._manifest(kept), analyzer)
+            # Without a cache the archive is not hashed for a key nobody would use.
+            key = archive_key(self.path) if analyzer.keeps_records else None
+            if key is not None:
+                kept = recalled(analyzer.recall(key), str(self.path), analyzer)
+                if kept is not None:
+                    return load_kept(kept, self._manifest(kept), analyzer)
             with self.path.open("rb") as handle:
                 kept = walk_once(LayerStream(handle, str(self.path)), str(self.path), analyzer)
             loaded = load_kept(kept, self._manifest(kept), analyzer)
-            analyzer.remember(key, kept_record(kept, loaded.manifest))
+            if key is not None:
+                analyzer.remember(key, kept_record(kept, loaded.manifest))
             return loaded
         store = TarBlobs(self.path)
         manifest = self._manifest(store)
