@@ -21,7 +21,6 @@ from stackcheck.fleet.model import FleetReport
 from stackcheck.formats.base import FleetReportFormat, ReportFormat
 from stackcheck.snapshot.model import Snapshot
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 SEVERITIES = tuple(Severity)
 
 Labels = tuple[tuple[str, str], ...]
