@@ -295,25 +295,13 @@ def output(text: str, args: argparse.Namespace) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write a temporary file beside PATH and rename it over PATH: readers see the old file or
-    the new one, never a part. The temporary name does not end in .prom, so node_exporter's
-    textfile collector skips it; the file is made readable to all, as a collector running as
-    another user must read it."""
-    import tempfile
+    """--output FILE, replaced atomically and readable to all (a collector such as
+    node_exporter's textfile collector may run as another user)."""
+    from stackcheck.atomic import write_atomically as write
 
     try:
-        fd, temporary = tempfile.mkstemp(
-            prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or "."
-        )
+        write(path, text.encode("utf-8"), mode=0o644)
     except OSError as exc:
-        raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
         raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 

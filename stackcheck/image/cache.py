@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import zlib
 from pathlib import Path
 
+from stackcheck.atomic import write_atomically
 from stackcheck.cachedir import default_cache_dir
 from stackcheck.image.layer import LayerIndex
 from stackcheck.limits import CACHE_ENTRY_BYTES
@@ -94,9 +93,6 @@ class LayerCache:
         data = zlib.compress(hashlib.sha256(body).digest() + body, 1)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".part")
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, path)
+            write_atomically(path, data)
         except OSError:
             return  # a cache that cannot be written only costs the next scan time

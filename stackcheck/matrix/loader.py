@@ -14,13 +14,13 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from stackcheck.atomic import write_atomically
 from stackcheck.errors import StackcheckError
 from stackcheck.inputs import read_regular
 from stackcheck.limits import MATRIX_FILE_BYTES
@@ -158,12 +158,6 @@ def _write_cache(path: Path, matrix: Matrix) -> None:
     costs only speed."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=".matrix-", suffix=".tmp", dir=path.parent)
+        write_atomically(path, pickle.dumps(matrix, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(pickle.dumps(matrix, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(temporary, path)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)
