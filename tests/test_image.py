@@ -419,7 +419,7 @@ def test_nothing_is_written_outside_the_cache(
     assert added and all(
         p.is_relative_to(tmp_path / "xdg" / "stackcheck") or p == tmp_path / "xdg" for p in added
     )
-    assert not any(p.suffix == ".part" for p in added)
+    assert not any(p.suffix == ".tmp" for p in added)  # no temporary file left behind
 
 
 def test_progress_on_a_terminal_only(ngc: ImageSpec, images: ImageBuilder) -> None:
