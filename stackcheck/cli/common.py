@@ -188,15 +188,13 @@ def matrix_directories(args: argparse.Namespace) -> list[str]:
 def matrix_from(args: argparse.Namespace) -> Matrix:
     """The matrix, validated once per content and kept in the cache directory (scan's
     --cache-dir where given; none with --no-cache)."""
-    from stackcheck.cachedir import default_cache_dir
+    from stackcheck.cachedir import usable_cache_dir
     from stackcheck.matrix import load_matrix
 
     cache = None
     if not getattr(args, "no_cache", False):
-        try:
-            cache = Path(getattr(args, "cache_dir", None) or default_cache_dir())
-        except RuntimeError:  # no home directory to put a cache in: read the files each time
-            cache = None
+        given = getattr(args, "cache_dir", None)
+        cache = Path(given) if given else usable_cache_dir()
     return load_matrix(matrix_directories(args), cache)
 
 
