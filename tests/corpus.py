@@ -32,6 +32,15 @@ FAMILIES = frozenset(
         "gdr",
         "env-vars",
         "matrix-unknown",
+        "gpu-health",
+        "gpu-mode",
+        "nccl-version",
+        "nvlink",
+        "pcie-link",
+        "efa-link",
+        "numa-affinity",
+        "iommu-acs",
+        "image-metadata",
     }
 )
 
