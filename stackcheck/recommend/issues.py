@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from stackcheck import versions
+from stackcheck.matrix.conditions import conditions_met, reported_for
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import KnownIssue, WithKnownIssues
 from stackcheck.recommend.target import Target
@@ -44,30 +44,23 @@ def _tables(index: MatrixIndex) -> dict[ComponentName, Sequence[WithKnownIssues]
     }
 
 
-def _holds(issue: KnownIssue, stack: Mapping[ComponentName, str], target: Target) -> bool:
-    if issue.gpus and not any(g.known and g.known.is_any(issue.gpus) for g in target.gpus):
-        return False
-    if issue.cpu_arch is not None and target.cpu_arch != issue.cpu_arch:
-        return False
-    return all(
-        versions.matches(stack.get(component), specifier) is True
-        for component, specifier in issue.requires.items()
-    )
-
-
 def stack_issues(
     stack: Mapping[ComponentName, str | None], target: Target, index: MatrixIndex
 ) -> list[StackIssue]:
     """The known bugs of the versions in ``stack`` that apply on ``target``, severe first."""
     known = {name: version for name, version in stack.items() if version}
+
+    def installed(component: ComponentName) -> list[str]:
+        return [known[component]] if component in known else []
+
     found = []
     for component, table in _tables(index).items():
         version = known.get(component)
         if version is None:
             continue
         for issue, _entry in index.known_issues(table):
-            if issue.kind == "behaviour" or versions.matches(version, issue.affected) is not True:
+            if not reported_for(issue, version):
                 continue
-            if _holds(issue, known, target):
+            if conditions_met(issue, target.gpus, target.cpu_arch, installed, str) is not None:
                 found.append(StackIssue(component, version, issue))
     return sorted(found, key=lambda s: not s.severe)

@@ -7,9 +7,9 @@ from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from stackcheck import versions
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.conditions import conditions_met, reported_for
 from stackcheck.matrix.models import KnownIssue, WithKnownIssues
 from stackcheck.rules.base import Rule
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation
@@ -17,21 +17,12 @@ from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
 def conditions_hold(ctx: CheckContext, issue: KnownIssue) -> list[Evidence] | None:
     """The evidence that every condition of ``issue`` holds here, or None when one does not or
-    cannot be checked (an issue is never reported on a guess)."""
-    evidence: list[Evidence] = []
-    if issue.gpus:
-        present = [g for g in ctx.gpus if g.known is not None and g.known.is_any(issue.gpus)]
-        if not present:
-            return None
-        evidence.extend(present[0].evidence[:1])
-    if issue.cpu_arch is not None and ctx.cpu_arch != issue.cpu_arch:
+    cannot be checked."""
+    met = conditions_met(issue, ctx.gpus, ctx.cpu_arch, ctx.installations, lambda i: i.version)
+    if met is None:
         return None
-    for component, specifier in issue.requires.items():
-        found = [i for i in ctx.installations(component) if versions.matches(i.version, specifier)]
-        if not found:
-            return None
-        evidence.extend(found[0].evidence[:1])
-    return evidence
+    gpu = list(met.gpu.evidence[:1]) if met.gpu else []
+    return gpu + [e for i in met.installations for e in i.evidence[:1]]
 
 
 def _fix(label: str, issue: KnownIssue, default: str) -> str:
@@ -57,9 +48,7 @@ class KnownIssueRule(Rule):
         issues = ctx.matrix.known_issues(self.table(ctx))
         for installation in ctx.installations(self.component):
             for issue, entry in issues:
-                if issue.kind == "behaviour":
-                    continue
-                if versions.matches(installation.version, issue.affected) is not True:
+                if not reported_for(issue, installation.version):
                     continue
                 evidence = conditions_hold(ctx, issue)
                 if evidence is not None:
