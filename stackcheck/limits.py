@@ -40,6 +40,20 @@ CONFIG_FILE_BYTES = 1 << 20
 # One matrix table file, bundled or from --matrix-dir (the largest bundled one is ~100 KB).
 MATRIX_FILE_BYTES = 16 << 20
 
+# -- Dockerfiles -------------------------------------------------------------------------------
+# A Dockerfile read by `lint-dockerfile`, `scan --dockerfile` or triage (the largest real ones
+# are ~20 KB).
+DOCKERFILE_BYTES = 1 << 20
+# All build steps' text after ARG/ENV expansion: a 1 MiB file that grows past this is hostile.
+DOCKERFILE_EXPANDED_BYTES = 16 << 20
+# `COPY --from` stages followed back for what a copy brings; deeper chains are not followed.
+DOCKERFILE_STAGE_DEPTH = 32
+
+# -- fleet ------------------------------------------------------------------------------------
+# Output kept from one node's probe under `fleet --slurm` (a snapshot is ~100 KB); a node past
+# it answers "garbage".
+FLEET_NODE_OUTPUT_BYTES = 64 << 20
+
 # -- images -----------------------------------------------------------------------------------
 # Members of one layer's tar (real layers hold up to a few hundred thousand); the walk costs
 # ~15 us a member here, so a layer at the bound takes ~15 s, not forever.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
+import subprocess
 import tarfile
 import time
 from collections.abc import Callable
@@ -308,3 +310,48 @@ def test_an_escaping_exception_is_exit_2_with_one_line(
     assert f"cannot read snapshot {snapshot}: KeyError" in done.err and "--debug" in done.err
     debug = cli("--debug", "check", str(snapshot))
     assert debug.code == 2 and "Traceback" in debug.err
+
+
+# -- Dockerfiles and fleet ------------------------------------------------------------------------
+
+
+def test_dockerfile_bytes(cli: Cli, tmp_path: Path) -> None:
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text("FROM ubuntu\n" + "# x\n" * (limits.DOCKERFILE_BYTES // 4))
+    done = cli("lint-dockerfile", str(dockerfile))
+    assert done.code == 2 and done.err.count("\n") == 1
+
+
+def test_dockerfile_stage_depth(cli: Cli, tmp_path: Path) -> None:
+    """A COPY --from chain is followed to the bound and no further: nothing recursed without end."""
+
+    def nccl_after(copies: int) -> list[object]:
+        lines = ["FROM nvcr.io/nvidia/pytorch:24.05-py3 AS s0"]
+        for level in range(1, copies + 1):
+            lines += [f"FROM ubuntu:22.04 AS s{level}", f"COPY --from=s{level - 1} /opt/nccl /opt"]
+        dockerfile = tmp_path / f"Dockerfile.{copies}"
+        dockerfile.write_text("\n".join(lines) + "\n")
+        done = cli("lint-dockerfile", str(dockerfile), "--format", "json")
+        assert done.code in (0, 1), done.err
+        components = json.loads(done.out)["snapshot"]["components"]
+        return [i["version"] for i in components["nccl"]["installations"]]
+
+    assert nccl_after(limits.DOCKERFILE_STAGE_DEPTH) == ["2.21.5"]  # ngc.toml's 24.05
+    assert nccl_after(limits.DOCKERFILE_STAGE_DEPTH + 8) == []
+
+
+def test_fleet_node_output_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """srun's labelled output past the bound is dropped and the node answers nothing."""
+    from stackcheck.fleet.sources import slurm
+
+    monkeypatch.setattr(limits, "FLEET_NODE_OUTPUT_BYTES", 1 << 10)
+    script = "i=0; while [ $i -lt 64 ]; do printf '0: %064d\\n' 0; i=$((i+1)); done; "
+    script += "printf '0: MARK 0 node1 node1\\n'; printf '1: {}\\n1: MARK 0 node2 node2\\n'"
+    process = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    step = slurm._Step(process, "MARK")
+    step.finish()
+    assert step.tasks[0].oversized and not step.tasks[1].oversized
+    answers = []
+    while not step.answers.empty():
+        answers.append(step.answers.get())
+    assert [a.node for a in answers] == ["node2"]

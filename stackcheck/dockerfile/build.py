@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from stackcheck import limits
 from stackcheck.errors import StackcheckError
 from stackcheck.parsers.dockerfile import (
     Dockerfile,
@@ -30,7 +31,6 @@ _EXPANDED = frozenset(
 )
 _DEFAULT_PLATFORM = "linux/amd64"
 MAX_EXPANSION = 64 * 1024  # a value grown past this by self-reference is not a version string
-MAX_EXPANDED = 16 << 20  # all steps' expanded text: a 1 MiB file that grows past this is hostile
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ def _platform(platform: str) -> dict[str, str | None]:
 def _spend(budget: int, size: int, instruction: Instruction) -> int:
     if size > budget:
         raise DockerfileSyntaxError(
-            instruction.line, f"variables expand past {MAX_EXPANDED >> 20} MiB"
+            instruction.line, f"variables expand past {limits.DOCKERFILE_EXPANDED_BYTES >> 20} MiB"
         )
     return budget - size
 
@@ -235,7 +235,7 @@ def plan_build(dockerfile: Dockerfile, options: BuildOptions | None = None) -> B
     global_args: dict[str, str | None] = dict(predefined)
     stages: list[Stage] = []
     stage: Stage | None = None
-    budget = MAX_EXPANDED
+    budget = limits.DOCKERFILE_EXPANDED_BYTES
     args: dict[str, str | None] = {}
     values: dict[str, str | None] = {}
     for instruction in dockerfile.instructions:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stackcheck import limits
 from stackcheck.dockerfile.base_image import (
     BaseStack,
     gpu_family,
@@ -42,8 +43,6 @@ from stackcheck.snapshot.model import (
     SnapshotSource,
 )
 
-MAX_DOCKERFILE = 1 << 20
-MAX_STAGE_DEPTH = 32  # COPY --from chains deeper than this are not followed
 _IGNORE = re.compile(r"#\s*stackcheck:\s*ignore\[([A-Za-z0-9_,\s-]+)\]")
 # What a copied path brings: a path that names one of these carries the component.
 _COPIED = (
@@ -74,10 +73,10 @@ def read_dockerfile(path: str) -> str:
     check_regular(path, "Dockerfile")  # a FIFO would block the read
     try:
         with Path(path).open("rb") as handle:
-            data = handle.read(MAX_DOCKERFILE + 1)  # bounded: never more than the cap
+            data = handle.read(limits.DOCKERFILE_BYTES + 1)  # bounded: never more than the cap
     except OSError as exc:
         raise StackcheckError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_DOCKERFILE or b"\x00" in data:
+    if len(data) > limits.DOCKERFILE_BYTES or b"\x00" in data:
         raise StackcheckError(f"{path}: not a Dockerfile (binary, or over 1 MiB)")
     return data.decode("utf-8", errors="replace")
 
@@ -147,7 +146,7 @@ class _Reader:
     def stack(self, stage: Stage, depth: int = 0) -> Stack:
         if stage.index in self.stacks:
             return self.stacks[stage.index]
-        if depth > MAX_STAGE_DEPTH:
+        if depth > limits.DOCKERFILE_STAGE_DEPTH:
             return {}
         if stage.parent is not None:
             parent = self.build.stages[stage.parent]

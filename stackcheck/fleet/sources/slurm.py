@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
+from stackcheck import limits
 from stackcheck.errors import StackcheckError
 from stackcheck.fleet.hostlist import compress, expand
 from stackcheck.fleet.sources.base import Answer, NoAnswer, NodeResult, NodeSource, Silence
@@ -36,7 +37,6 @@ from stackcheck.fleet.sources.base import Answer, NoAnswer, NodeResult, NodeSour
 KILL_AFTER = 5  # seconds between timeout's TERM and its KILL on the node
 LAUNCH_GRACE = 30  # seconds for srun to start the step and hand back the output
 STOP_GRACE = 10  # seconds srun gets to cancel the step before it is killed
-MAX_OUTPUT = 64 * 1024 * 1024  # per task; far above any snapshot
 SLURM_COMMAND_TIMEOUT = 30
 
 # Base states (sinfo %t) in which a node can run nothing; any state ending in "*" is a node
@@ -131,7 +131,7 @@ class _Step:
                 # srun cuts lines longer than its buffer into labelled pieces. A snapshot's JSON
                 # has line breaks only between tokens, so the pieces are joined without any.
                 task.output += content
-                task.oversized = len(task.output) > MAX_OUTPUT
+                task.oversized = len(task.output) > limits.FLEET_NODE_OUTPUT_BYTES
 
     def _finish(self, number: int, task: _Task, fields: str) -> None:
         status, node, step_nodes = ([*fields.split(), "", "", ""])[:3]
@@ -298,7 +298,9 @@ class SlurmProbe(NodeSource):
 
     def _task_problem(self, task: _Task, node: str) -> NoAnswer | None:
         if task.oversized:
-            return NoAnswer(node, "garbage", f"more than {MAX_OUTPUT} bytes of output")
+            return NoAnswer(
+                node, "garbage", f"more than {limits.FLEET_NODE_OUTPUT_BYTES} bytes of output"
+            )
         if task.status == 0:
             return None
         if task.status in (124, 137):  # timeout's TERM, then its KILL
