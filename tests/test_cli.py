@@ -156,3 +156,23 @@ def test_a_report_written_with_output_has_no_colour_codes(
     done = cli("check", "--root", str(root.path), "--output", str(written))
     assert done.code == 1 and "SC" in written.read_text()
     assert "\x1b[" not in written.read_text()
+
+
+@pytest.mark.parametrize(
+    "argv", [["probe"], ["rules"], ["matrix"], ["matrix", "nccl", "2.21.5"], ["recommend"]]
+)
+def test_every_printing_command_takes_format_json_and_the_older_json(
+    cli: Cli, root: Root, argv: list[str]
+) -> None:
+    """One spelling everywhere (`--format json`, as check, scan and triage take it); `--json`
+    stays, since `fleet --slurm` runs `probe --json` on nodes that may be older."""
+    extra = ["--root", str(root.path)] if argv == ["probe"] else []
+    outputs = []
+    for spelling in (["--format", "json"], ["--json"]):
+        done = cli(*argv, *extra, *spelling)
+        assert done.code == 0, done.err
+        outputs.append(json.loads(done.out))
+    for output in outputs:  # the probe's timestamp differs between runs
+        if isinstance(output, dict):
+            output.pop("taken_at", None)
+    assert outputs[0] == outputs[1]

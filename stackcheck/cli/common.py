@@ -40,7 +40,7 @@ def add_command(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, epilog: str
 ) -> argparse.ArgumentParser:
     """A subcommand whose --help ends with examples (``epilog``, printed as written), and that
-    takes --json and the user matrix directories."""
+    takes --format text|json (or --json) and the user matrix directories."""
     parser = commands.add_parser(
         name,
         help=help,
@@ -48,9 +48,20 @@ def add_command(
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_text_or_json_arguments(parser)
     add_matrix_argument(parser)
     return parser
+
+
+def add_text_or_json_arguments(parser: argparse.ArgumentParser) -> None:
+    """--format text|json, as every command that prints takes it; --json is its older spelling
+    (`fleet --slurm` runs `probe --json` on nodes that may have an older stackcheck)."""
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    return bool(args.json) or args.format == "json"
 
 
 def add_source_arguments(parser: argparse.ArgumentParser, snapshot_argument: bool) -> None:

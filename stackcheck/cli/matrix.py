@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from stackcheck.cli.common import EXIT_CLEAN, add_command, matrix_directories, warn
+from stackcheck.cli.common import EXIT_CLEAN, add_command, matrix_directories, wants_json, warn
 
 if TYPE_CHECKING:
     from stackcheck.matrix.models import Matrix
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         answer = lookup(index, args.table, args.key)
         body = answer.model_dump(mode="json")
         text = render_answer(answer)
-    if args.json:
+    if wants_json(args):
         meta = {
             "version": matrix.version,
             "built": str(matrix.built) if matrix.built else None,

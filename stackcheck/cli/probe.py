@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from stackcheck.cli.common import EXIT_CLEAN, add_source_arguments, snapshot_from
+from stackcheck.cli.common import (
+    EXIT_CLEAN,
+    add_source_arguments,
+    add_text_or_json_arguments,
+    snapshot_from,
+    wants_json,
+)
 
 HELP = "probe the host (or --root DIR) and print every component with where it was read"
 
@@ -13,13 +19,13 @@ HELP = "probe the host (or --root DIR) and print every component with where it w
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("probe", help=HELP, description=HELP)
     add_source_arguments(parser, snapshot_argument=False)
-    parser.add_argument("--json", action="store_true", help="print the snapshot as JSON")
+    add_text_or_json_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     snapshot = snapshot_from(args)
-    if args.json:
+    if wants_json(args):
         from stackcheck.snapshot import dump_snapshot
 
         sys.stdout.write(dump_snapshot(snapshot) + "\n")

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from stackcheck.cli.common import EXIT_CLEAN, add_command, read_snapshot, warn
+from stackcheck.cli.common import EXIT_CLEAN, add_command, read_snapshot, wants_json, warn
 
 HELP = "recommend one stack: the DLAMI, and the AWS DLC and NGC images that run on its driver"
 EPILOG = """\
@@ -42,7 +42,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--limit", type=int, default=3, metavar="N", help="recommendations per kind (default 3)"
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(run=run)
 
 
@@ -68,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         target, index, today, limit=max(args.limit, 1), keep_driver=args.keep_driver
     )
     notices = matrix_notices(matrix, today)
-    if args.json or args.format == "json":  # --json: the older spelling, kept
+    if wants_json(args):
         document = {
             "matrix_version": matrix.version,
             "warnings": [n.model_dump() for n in notices],

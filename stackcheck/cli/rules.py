@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from stackcheck.cli.common import EXIT_CLEAN
+from stackcheck.cli.common import EXIT_CLEAN, add_text_or_json_arguments, wants_json
 from stackcheck.errors import StackcheckError
 
 
@@ -13,7 +13,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     listing = commands.add_parser(
         "rules", help="list every rule: ID, family, severity, title", description="list every rule"
     )
-    listing.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    add_text_or_json_arguments(listing)
     listing.set_defaults(run=run_rules)
     explain = commands.add_parser(
         "explain",
@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run_rules(args: argparse.Namespace) -> int:
     from stackcheck.rules import RULES
 
-    if args.json:
+    if wants_json(args):
         import json
 
         rows = [
