@@ -429,3 +429,28 @@ def test_facts_describe_themselves_for_show_parsed() -> None:
     assert all(f.describe() for f in facts_of(body("046")))
     assert {GpuFact, ComponentFact} <= {type(f) for f in facts_of(body("046"))}
     assert any(isinstance(f, ObservationFact) for f in facts_of(body("031")))
+
+
+def test_a_message_wrapped_inside_a_paragraph_is_read_once_with_its_first_line() -> None:
+    """107: PyTorch's DataLoader message quoted in a sentence, wrapped over three lines."""
+    [bus] = [
+        o
+        for o in snapshot_of(body("107")).observations("shm-exhausted")
+        if "Bus error" in (o.value or "")
+    ]
+    assert bus.value == "DataLoader worker (pid 47) is killed by signal: Bus error"
+    assert bus.evidence.line == 1
+
+
+def test_a_traceback_through_pytorchs_driver_check_means_cuda_did_not_start() -> None:
+    """154: the paste stops at the `_check_driver()` frame, before PyTorch's message."""
+    [seen] = snapshot_of(body("154")).observations("cuda-unavailable")
+    assert seen.evidence.line == 13
+
+
+def test_a_sentence_that_says_the_program_ran_in_a_container() -> None:
+    """156 says so ("I pulled the official docker image"); 055 speaks of building an image,
+    when no GPU is attached, so what the build saw says nothing about the running container."""
+    said = snapshot_of(body("156")).platform
+    assert said.container is True and said.evidence[0].line == 1
+    assert snapshot_of(body("055")).platform.container is None

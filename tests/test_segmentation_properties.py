@@ -1,6 +1,8 @@
 """Property tests of segmentation: a real NCCL log line is read the same wherever it stands:
 re-indented, quoted with ``>``, without its ``host:pid:tid [rank]`` prefix, joined with others
-on one line, or wrapped by a browser. The lines are real ones from the development corpus."""
+on one line, or wrapped by a browser. The lines are real ones from the development corpus. A
+real message of the catalogue quoted in a sentence is read the same when the sentence is
+wrapped, quoted and indented."""
 
 from __future__ import annotations
 
@@ -11,7 +13,11 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stackcheck.ingest import read_report
+from stackcheck.ingest import read_report, signatures
+from stackcheck.ingest.facts import ObservationFact
+from stackcheck.ingest.formats import PROSE
+from stackcheck.ingest.lines import split_lines
+from stackcheck.ingest.segment import segment
 from tests.corpus import REPORTS
 
 _PREFIXED = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL (?:INFO|WARN) \S")
@@ -36,6 +42,15 @@ SETTINGS = settings(
 def reading(text: str) -> set[str]:
     """What triage reads, without where: the facts' descriptions."""
     return {fact.describe() for fact in read_report(text, "t.txt").facts}
+
+
+def meaning(text: str) -> set[str]:
+    """What triage reads, without where and without the words an observation quotes (the same
+    answer may be quoted by two readers, one of which needs it on one line)."""
+    return {
+        f"observed {fact.kind}" if isinstance(fact, ObservationFact) else fact.describe()
+        for fact in read_report(text, "t.txt").facts
+    }
 
 
 def test_the_sample_is_large() -> None:
@@ -110,3 +125,44 @@ def test_markdown_details_and_summary_unwrap() -> None:
     line = LOG_LINES[0]
     wrapped = "<details>\n<summary>NCCL log</summary>\n\n```\n" + line + "\n```\n\n</details>\n"
     assert reading(wrapped) == reading(line)
+
+
+def _quotable(signature: signatures.Signature) -> bool:
+    """A message quoted in a sentence: not one a tool prints alone on a line (``^...$``) or in a
+    log that a format reads (its own wrapping is that format's: ``test_wrapped``), no runs of
+    spaces or tabs (a wrap would change them), no condition on the other words of its line
+    (``requires``, ``excludes``: a wrap can move them off it), and short enough that a wrap at 80
+    columns or more spreads it over three lines at most."""
+    found = signature.match(signature.example)
+    return (
+        found is not None
+        and signature.requires is None
+        and signature.excludes is None
+        and all(s.format is PROSE for s in segment(split_lines(signature.example)))
+        and "^" not in signature.pattern.pattern
+        and "  " not in signature.example
+        and "\t" not in signature.example
+        and max(len(w) for w in signature.example.split()) <= 30
+        and len(found.group(0)) <= 100
+    )
+
+
+# The catalogue's real messages, as people quote them in a sentence that a browser or an editor
+# then wraps: a message is read wherever the wrap falls.
+MESSAGES = sorted({s.example for s in signatures.catalogue() if _quotable(s)})
+
+
+def test_the_message_sample_is_large() -> None:
+    assert len(MESSAGES) >= 20
+
+
+@SETTINGS
+@given(st.sampled_from(MESSAGES), st.integers(80, 160), st.integers(0, 4), st.booleans())
+def test_a_quoted_message_survives_wrapping(
+    message: str, width: int, indent: int, quoted: bool
+) -> None:
+    sentence = f"When I run the job it fails with this message: {message} Any idea why?"
+    pieces = textwrap.wrap(sentence, width, break_long_words=False, break_on_hyphens=False)
+    mark = "> " if quoted else ""
+    wrapped = "\n".join(mark + " " * indent + piece for piece in pieces)
+    assert meaning(wrapped) == meaning(sentence)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,7 +27,7 @@ from stackcheck.ingest.facts import (
     RuntimeFact,
     toolkit_fact,
 )
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 if sys.version_info >= (3, 11):
@@ -264,10 +265,9 @@ def _could_match_any(text: str) -> bool:
     return hit
 
 
-def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
-    """Each signature found on ``line``, with the facts it states there."""
-    found_all: list[tuple[Signature, list[Fact]]] = []
-    text = line.text
+def _found(text: str) -> list[tuple[Signature, re.Match[str]]]:
+    """Each signature found in ``text``, with its match."""
+    found_all: list[tuple[Signature, re.Match[str]]] = []
     always = _screen()[3]
     lowered = text.lower()
     candidates = catalogue() if _could_match_any(text) else always
@@ -276,9 +276,40 @@ def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
             continue
         found = signature.match(text)
         if found is not None:
-            found_all.append((signature, signature.facts_for(line, found)))
+            found_all.append((signature, found))
     return found_all
+
+
+def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
+    """Each signature found on ``line``, with the facts it states there."""
+    return [(s, s.facts_for(line, found)) for s, found in _found(line.text)]
 
 
 def line_facts(line: Line) -> list[Fact]:
     return [fact for _, facts in matches(line) for fact in facts]
+
+
+WRAP_WINDOW = 3  # a browser or a mail client wraps a quoted message over two or three lines
+
+
+def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
+    """Messages in a paragraph whose lines a browser or an editor wrapped: each line is
+    searched, then joined with the next one and two (a space between); a match that starts in
+    the line and runs on into the last joined one is the message as it was printed, and takes
+    the place of what the line alone matched from the same place (an arch list cut short by
+    the wrap). The facts carry the first line's number."""
+    facts: list[Fact] = []
+    for start, line in enumerate(lines):
+        best: dict[tuple[str, int], tuple[Signature, Line, re.Match[str]]] = {
+            (sig.id, found.start()): (sig, line, found) for sig, found in _found(line.text)
+        }
+        joined = line
+        for tail in lines[start + 1 : start + WRAP_WINDOW]:
+            before = len(joined.text)
+            joined = joined_line(joined, tail)
+            for sig, found in _found(joined.text):
+                if found.start() < len(line.text) and found.end() > before + 1:
+                    best[sig.id, found.start()] = (sig, joined, found)
+        for sig, where, found in best.values():
+            facts.extend(sig.facts_for(where, found))
+    return facts

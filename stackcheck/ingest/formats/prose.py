@@ -7,14 +7,18 @@ Of the versions sentences state, only the driver's is read ("the driver is 535.1
 "NVIDIA driver 550.54.15"): a driver release number cannot be mistaken for another component's,
 and a sentence that suggests a version ("upgrade to 550", "requires >= 535") is skipped. Other
 components named in prose ("NCCL 2.18", "CUDA 12.4") stay unread: the same sentence often names
-the installed version next to the wanted one, or a toolkit next to the driver's CUDA."""
+the installed version next to the wanted one, or a toolkit next to the driver's CUDA.
+
+A sentence that says the program ran in a container ("I pulled the official docker image",
+"inside the container") is read as that, unless it speaks of building one: no GPU is attached
+during `docker build`, so what a build step saw says nothing about the running container."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact
+from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
@@ -43,6 +47,22 @@ _SUGGESTION = re.compile(
 )
 
 
+_CONTAINER = re.compile(
+    r"\b(?:docker|podman|nvidia-docker)\s(?:image|container)s?\b|"
+    r"\b(?:in|inside|within)\s(?:the|a|my|this|our)\s(?:docker\s|podman\s)?container\b",
+    re.IGNORECASE,
+)
+_BUILDING = re.compile(r"\bbuil(?:d|ds|ding|t)\b|dockerfile", re.IGNORECASE)
+
+
+def container_stated(line: Line) -> list[Fact]:
+    """That the reported process ran in a container, when the sentence says so."""
+    found = _CONTAINER.search(line.text)
+    if found is None or _BUILDING.search(line.text):
+        return []
+    return [ContainerFact(line, found.group(0))]
+
+
 def stated_versions(line: Line) -> list[Fact]:
     """The driver version a sentence states as the one in use."""
     found = _DRIVER.search(line.text)
@@ -66,7 +86,11 @@ class Prose(Format):
         return False
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        return [fact for line in lines for fact in (*settings(line), *stated_versions(line))]
+        return [
+            fact
+            for line in lines
+            for fact in (*settings(line), *stated_versions(line), *container_stated(line))
+        ]
 
 
 def settings(line: Line) -> list[Fact]:
