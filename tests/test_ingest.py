@@ -454,3 +454,16 @@ def test_a_sentence_that_says_the_program_ran_in_a_container() -> None:
     said = snapshot_of(body("156")).platform
     assert said.container is True and said.evidence[0].line == 1
     assert snapshot_of(body("055")).platform.container is None
+
+
+def test_a_markdown_tables_rows_are_read_cell_by_cell_under_their_column() -> None:
+    """146: a table whose third column is `fi_info -p efa`; its header and rule are a break."""
+    lines = split_lines(body("146"))
+    assert [line.text for line in lines if line.number == 3] == [
+        "Pod spec: WITH hostPath (today's manifests)",
+        "/dev/infiniband contents: 10 uverbs: 8 EFA + 2 mlx5 (ibp115s0f0/116s0f0) + umad/issm",
+        "fi_info -p efa: -61 No data available",
+    ]
+    assert all(line.fence for line in lines if line.number in (1, 2))
+    [missing] = snapshot_of(body("146")).observations("efa-provider-missing")
+    assert missing.evidence.line == 3

@@ -83,18 +83,61 @@ def _pieces(cleaned: str) -> list[str]:
     return [piece for piece in _JOINED.split(cleaned) if piece.strip()] or [cleaned]
 
 
+# A Markdown table, outside a code block: a header row, then a rule of dashes (``|---|:--:|``).
+# Both start with a pipe, so a tool's own columns (conda's ``package | build`` over ``----|--``)
+# stay the tool's.
+_TABLE_RULE = re.compile(r"^\s{0,3}\|(?:\s{0,4}:?-{3,}:?\s{0,4}\|){1,40}\s{0,4}(?::?-{3,}:?)?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in clean(row)[0].strip().strip("|").split("|")]
+
+
+def _table_rows(header: str, row: str) -> list[str]:
+    """A Markdown table's row as one line per cell, each under its column's name ("fi_info -p
+    efa: -61 No data available"), as a reader takes it."""
+    names = _cells(header)
+    return [
+        f"{name}: {cell}" if name else cell
+        for name, cell in zip(names, _cells(row), strict=False)
+        if cell
+    ]
+
+
+def _table_starts(raws: list[str], number: int) -> bool:
+    """Whether the line ``number`` (1-based) is a table's header: a rule of dashes follows."""
+    following = raws[number] if number < len(raws) else ""
+    return (
+        raws[number - 1].lstrip().startswith("|")
+        and "-" in following
+        and _TABLE_RULE.match(following) is not None
+    )
+
+
 def split_lines(text: str) -> list[Line]:
     """The text's lines; a line holding several joined NCCL lines becomes several, all with its
-    number (evidence points at the line as pasted)."""
-    lines = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    number (evidence points at the line as pasted), and so does a Markdown table's row (one
+    per cell, with its column's name)."""
+    lines: list[Line] = []
+    raws = text.splitlines()
+    header: str | None = None  # the header row of the Markdown table being read
+    code = False  # inside a fenced code block, where a table is a tool's output
+    for number, raw in enumerate(raws, start=1):
         raw = raw[:MAX_LINE]
-        if _FENCE.match(raw) or _HTML.match(raw):
-            lines.append(Line(number, raw, "", fence=True))
+        if _FENCE.match(raw):
+            code = not code
+        if header is not None and "|" in raw and not _TABLE_RULE.match(raw):
+            lines.extend(Line(number, raw, cell) for cell in _table_rows(header, raw))
             continue
-        cleaned, command = clean(raw)
-        for piece in _pieces(cleaned):
-            lines.append(Line(number, raw, piece, command=command))
+        if header is None and not code and "|" in raw and _table_starts(raws, number):
+            header = raw  # read with each row; the header and its rule are a hard break
+        elif header is None or "|" not in raw:
+            header = None
+            if not (_FENCE.match(raw) or _HTML.match(raw)):
+                cleaned, command = clean(raw)
+                lines.extend(Line(number, raw, p, command=command) for p in _pieces(cleaned))
+                continue
+        lines.append(Line(number, raw, "", fence=True))
     return lines
 
 
