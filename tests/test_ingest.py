@@ -467,3 +467,12 @@ def test_a_markdown_tables_rows_are_read_cell_by_cell_under_their_column() -> No
     assert all(line.fence for line in lines if line.number in (1, 2))
     [missing] = snapshot_of(body("146")).observations("efa-provider-missing")
     assert missing.evidence.line == 3
+
+
+def test_a_sentence_that_says_the_machines_have_roce() -> None:
+    """151: "the V cluster now has RoCE enabled" is read; the next sentence of the same line,
+    "The NCCL_IB_DISABLE=1 flag also disables RoCE ...", names RoCE without saying it is there."""
+    [stated] = snapshot_of(body("151")).observations("rdma-fabric-stated")
+    assert (stated.value, stated.evidence.line) == ("RoCE", 1)
+    second = body("151").split(". ", 1)[1]
+    assert not snapshot_of(second).observations("rdma-fabric-stated")

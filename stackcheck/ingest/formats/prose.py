@@ -11,14 +11,18 @@ the installed version next to the wanted one, or a toolkit next to the driver's 
 
 A sentence that says the program ran in a container ("I pulled the official docker image",
 "inside the container") is read as that, unless it speaks of building one: no GPU is attached
-during `docker build`, so what a build step saw says nothing about the running container."""
+during `docker build`, so what a build step saw says nothing about the running container.
+
+A sentence that says the machines have InfiniBand or RoCE ("the cluster now has RoCE enabled",
+"nodes connected by InfiniBand") is read as that, unless it denies, doubts or asks it ("no
+InfiniBand", "if you have RoCE", "... disables RoCE", a question)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact
+from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact, ObservationFact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
@@ -55,6 +59,29 @@ _CONTAINER = re.compile(
 _BUILDING = re.compile(r"\bbuil(?:d|ds|ding|t)\b|dockerfile", re.IGNORECASE)
 
 
+_FABRIC = re.compile(
+    r"\b(?:has|have|had|with|uses?|using|over|via|connected by|equipped with)\s"
+    r"(?:[\w-]{1,20}\s){0,3}?(InfiniBand|RoCE(?:\s?v2)?)\b|"
+    r"\b(InfiniBand|RoCE(?:\s?v2)?)\s(?:is\s|now\s){0,2}(?:enabled|network|cluster|fabric|"
+    r"interconnect|NICs?|HCAs?|adapters?|cards?)\b",
+    re.IGNORECASE,
+)
+_DOUBT = re.compile(
+    r"\b(?:no|not|without|never|if|whether|disabl\w{0,3}|instead of)\b|n't\b|\?", re.IGNORECASE
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
+
+
+def fabric_stated(line: Line) -> list[Fact]:
+    """InfiniBand or RoCE, where a sentence of the line says the machines have it."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _FABRIC.search(sentence)
+        if found is not None and not _DOUBT.search(sentence):
+            fabric = found.group(1) or found.group(2)
+            return [ObservationFact(line, "rdma-fabric-stated", fabric)]
+    return []
+
+
 def container_stated(line: Line) -> list[Fact]:
     """That the reported process ran in a container, when the sentence says so."""
     found = _CONTAINER.search(line.text)
@@ -89,7 +116,12 @@ class Prose(Format):
         return [
             fact
             for line in lines
-            for fact in (*settings(line), *stated_versions(line), *container_stated(line))
+            for fact in (
+                *settings(line),
+                *stated_versions(line),
+                *container_stated(line),
+                *fabric_stated(line),
+            )
         ]
 
 
