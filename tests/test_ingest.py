@@ -476,3 +476,13 @@ def test_a_sentence_that_says_the_machines_have_roce() -> None:
     assert (stated.value, stated.evidence.line) == ("RoCE", 1)
     second = body("151").split(". ", 1)[1]
     assert not snapshot_of(second).observations("rdma-fabric-stated")
+
+
+def test_nvidia_container_cli_info() -> None:
+    """157: `nvidia-container-cli -k -d /dev/tty info` from the container toolkit's issue
+    template: the driver and its CUDA, each GPU's model and architecture."""
+    snapshot = snapshot_of(body("157"))
+    assert one(snapshot, ComponentName.DRIVER) == ("410.104", "10.0")
+    [gpu] = snapshot.gpus.devices
+    assert (gpu.index, gpu.name, gpu.compute_capability) == (0, "TITAN Xp", "6.1")
+    assert "nvidia_container_cli_info" in formats_of(body("157"))
