@@ -486,3 +486,13 @@ def test_nvidia_container_cli_info() -> None:
     [gpu] = snapshot.gpus.devices
     assert (gpu.index, gpu.name, gpu.compute_capability) == (0, "TITAN Xp", "6.1")
     assert "nvidia_container_cli_info" in formats_of(body("157"))
+
+
+def test_pytorch_with_its_build_tag_in_a_sentence_or_a_log_line() -> None:
+    """118: kohya's launcher logs `INFO     Torch 2.0.1+cu118`; the tag names the build."""
+    torch = [t for t in snapshot_of(body("118")).installations(ComponentName.TORCH) if t.version]
+    assert {(t.version, t.cuda) for t in torch} == {("2.0.1+cu118", "11.8")}
+    # A sentence that suggests a build is advice, not the stack.
+    assert not snapshot_of("17:22:49-350014 INFO     Try Torch 2.0.1+cu118").installations(
+        ComponentName.TORCH
+    )

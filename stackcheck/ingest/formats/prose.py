@@ -3,11 +3,13 @@ NCCL_P2P_DISABLE =1"); such ``NAME=value`` statements are read, except inside th
 tools print (PyTorch's "consider passing CUDA_LAUNCH_BLOCKING=1", NCCL's "run with
 NCCL_DEBUG=INFO for details"), which are advice, not settings.
 
-Of the versions sentences state, only the driver's is read ("the driver is 535.104.05",
-"NVIDIA driver 550.54.15"): a driver release number cannot be mistaken for another component's,
-and a sentence that suggests a version ("upgrade to 550", "requires >= 535") is skipped. Other
-components named in prose ("NCCL 2.18", "CUDA 12.4") stay unread: the same sentence often names
-the installed version next to the wanted one, or a toolkit next to the driver's CUDA.
+Of the versions sentences state, the driver's is read ("the driver is 535.104.05", "NVIDIA
+driver 550.54.15"): a driver release number cannot be mistaken for another component's; and
+PyTorch's with its build tag ("torch 2.1.0+cu118", "Torch 2.0.1+cu118" in a launcher's log),
+which names its build. A sentence that suggests a version ("upgrade to 550", "requires >= 535",
+"try torch 2.1.0+cu121") is skipped. Other components named in prose ("NCCL 2.18", "CUDA 12.4")
+stay unread: the same sentence often names the installed version next to the wanted one, or a
+toolkit next to the driver's CUDA.
 
 A sentence that says the program ran in a container ("I pulled the official docker image",
 "inside the container") is read as that, unless it speaks of building one: no GPU is attached
@@ -24,6 +26,7 @@ from collections.abc import Sequence
 
 from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact, ObservationFact
 from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
@@ -90,16 +93,30 @@ def container_stated(line: Line) -> list[Fact]:
     return [ContainerFact(line, found.group(0))]
 
 
+# PyTorch with its local version: the build tag says which build it is, whatever else the
+# sentence names ("torch 2.1.0+cu118", "PyTorch version 2.3.0+cpu").
+_TORCH = re.compile(
+    r"\b(?:py)?torch(?:\s?==?\s?|\s(?:version\s)?(?:is\s)?v?)"
+    r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?\+(?:cu\d{2,3}|cpu))\b",
+    re.IGNORECASE,
+)
+
+
 def stated_versions(line: Line) -> list[Fact]:
-    """The driver version a sentence states as the one in use."""
-    found = _DRIVER.search(line.text)
-    if found is None or _SUGGESTION.search(line.text):
+    """The driver and the PyTorch build a sentence states as the ones in use."""
+    if _SUGGESTION.search(line.text):
         return []
-    return [
-        ComponentFact(
-            line, ComponentName.DRIVER, version=found.group(1), properties={"stated": "prose"}
+    facts: list[Fact] = []
+    said = {"stated": "prose"}
+    if (found := _DRIVER.search(line.text)) is not None:
+        facts.append(
+            ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
         )
-    ]
+    if (found := _TORCH.search(line.text)) is not None:
+        torch = torch_fact(line, found.group(1))
+        torch.properties.update(said)
+        facts.append(torch)
+    return facts
 
 
 class Prose(Format):
