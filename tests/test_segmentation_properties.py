@@ -18,7 +18,7 @@ from stackcheck.ingest.facts import ObservationFact
 from stackcheck.ingest.formats import PROSE
 from stackcheck.ingest.lines import split_lines
 from stackcheck.ingest.segment import segment
-from tests.corpus import REPORTS
+from tests.corpus import REPORTS, body
 
 _PREFIXED = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL (?:INFO|WARN) \S")
 _PREFIX = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] ")
@@ -166,3 +166,25 @@ def test_a_quoted_message_survives_wrapping(
     mark = "> " if quoted else ""
     wrapped = "\n".join(mark + " " * indent + piece for piece in pieces)
     assert meaning(wrapped) == meaning(sentence)
+
+
+# Blocks of the formats added for issue 13's development misses, as real reports pasted them:
+# `nvidia-container-cli info` (157) and a Markdown table (146).
+BLOCKS = [
+    "\n".join(body("157").splitlines()[3:]),
+    "\n".join(body("146").splitlines()[-4:]),
+]
+
+
+def test_the_blocks_are_read() -> None:
+    assert all(reading(block) for block in BLOCKS)
+
+
+@SETTINGS
+@given(st.sampled_from(BLOCKS), st.integers(0, 8), st.booleans())
+def test_a_block_survives_reindentation_and_quoting(block: str, indent: int, quoted: bool) -> None:
+    mark = "> " if quoted else ""
+    moved = "\n".join(
+        mark + " " * indent + line if line else mark.rstrip() for line in block.splitlines()
+    )
+    assert reading(moved) == reading(block)

@@ -89,8 +89,16 @@ def _pieces(cleaned: str) -> list[str]:
 _TABLE_RULE = re.compile(r"^\s{0,3}\|(?:\s{0,4}:?-{3,}:?\s{0,4}\|){1,40}\s{0,4}(?::?-{3,}:?)?\s*$")
 
 
+_QUOTED = re.compile(r"^(?:\s{0,8}>)*\s*")
+
+
+def _bare(raw: str) -> str:
+    """A line without its indentation and Markdown quote marks: a table may be quoted."""
+    return _QUOTED.sub("", raw, count=1)
+
+
 def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in clean(row)[0].strip().strip("|").split("|")]
+    return [cell.strip() for cell in clean(_bare(row))[0].strip().strip("|").split("|")]
 
 
 def _table_rows(header: str, row: str) -> list[str]:
@@ -106,9 +114,9 @@ def _table_rows(header: str, row: str) -> list[str]:
 
 def _table_starts(raws: list[str], number: int) -> bool:
     """Whether the line ``number`` (1-based) is a table's header: a rule of dashes follows."""
-    following = raws[number] if number < len(raws) else ""
+    following = _bare(raws[number]) if number < len(raws) else ""
     return (
-        raws[number - 1].lstrip().startswith("|")
+        _bare(raws[number - 1]).startswith("|")
         and "-" in following
         and _TABLE_RULE.match(following) is not None
     )
@@ -126,7 +134,7 @@ def split_lines(text: str) -> list[Line]:
         raw = raw[:MAX_LINE]
         if _FENCE.match(raw):
             code = not code
-        if header is not None and "|" in raw and not _TABLE_RULE.match(raw):
+        if header is not None and "|" in raw and not _TABLE_RULE.match(_bare(raw)):
             lines.extend(Line(number, raw, cell) for cell in _table_rows(header, raw))
             continue
         if header is None and not code and "|" in raw and _table_starts(raws, number):
