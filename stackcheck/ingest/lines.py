@@ -132,20 +132,29 @@ def split_lines(text: str) -> list[Line]:
     code = False  # inside a fenced code block, where a table is a tool's output
     for number, raw in enumerate(raws, start=1):
         raw = raw[:MAX_LINE]
+        if "|" in raw:
+            if header is not None:
+                if not _TABLE_RULE.match(_bare(raw)):
+                    lines.extend(Line(number, raw, cell) for cell in _table_rows(header, raw))
+                    continue
+                lines.append(Line(number, raw, "", fence=True))  # the rule under the header
+                continue
+            if not code and _table_starts(raws, number):
+                header = raw  # read with each row; the header and its rule are a hard break
+                lines.append(Line(number, raw, "", fence=True))
+                continue
+        else:
+            header = None
         if _FENCE.match(raw):
             code = not code
-        if header is not None and "|" in raw and not _TABLE_RULE.match(_bare(raw)):
-            lines.extend(Line(number, raw, cell) for cell in _table_rows(header, raw))
+            lines.append(Line(number, raw, "", fence=True))
             continue
-        if header is None and not code and "|" in raw and _table_starts(raws, number):
-            header = raw  # read with each row; the header and its rule are a hard break
-        elif header is None or "|" not in raw:
-            header = None
-            if not (_FENCE.match(raw) or _HTML.match(raw)):
-                cleaned, command = clean(raw)
-                lines.extend(Line(number, raw, p, command=command) for p in _pieces(cleaned))
-                continue
-        lines.append(Line(number, raw, "", fence=True))
+        if _HTML.match(raw):
+            lines.append(Line(number, raw, "", fence=True))
+            continue
+        cleaned, command = clean(raw)
+        for piece in _pieces(cleaned):
+            lines.append(Line(number, raw, piece, command=command))
     return lines
 
 

@@ -216,7 +216,7 @@ def catalogue() -> tuple[Signature, ...]:
 # screen to the same text, so one answer serves thousands of lines.
 _DIGITS = str.maketrans("123456789", "000000000")
 _SCREENED_MAX = 1 << 16  # remembered screen answers; the memo is emptied when it is full
-_screened: dict[str, bool] = {}
+_screened: dict[str, tuple[Signature, ...]] = {}
 
 
 def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -231,47 +231,40 @@ def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 @cache
-def _screen() -> tuple[
-    tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]
-]:
-    """The screen's needles (digit-free; lowered for case-blind signatures), the signatures it
-    covers, and those it cannot (no needle, or only digits in one), which always run."""
-    plain: set[str] = set()
-    blind: set[str] = set()
-    screened: list[Signature] = []
-    always: list[Signature] = []
-    for signature in catalogue():
-        pieces = _digit_free(signature.needles) if signature.needles else None
-        if pieces is None:
-            always.append(signature)
-            continue
-        (blind if signature.blind else plain).update(pieces)
-        screened.append(signature)
-    return tuple(sorted(plain)), tuple(sorted(blind)), tuple(screened), tuple(always)
+def _screen() -> tuple[tuple[Signature, tuple[str, ...] | None], ...]:
+    """Each signature, in the catalogue's order, with its needles' digit-free pieces (lowered for
+    case-blind signatures); None where the screen cannot cover it (no needle, or only digits in
+    one): such a signature always runs."""
+    return tuple(
+        (signature, _digit_free(signature.needles) if signature.needles else None)
+        for signature in catalogue()
+    )
 
 
-def _could_match_any(text: str) -> bool:
-    """Whether any screened signature's needle is in ``text``."""
+def _candidates(text: str) -> tuple[Signature, ...]:
+    """The signatures that could match ``text``: those one of whose needles' pieces is in it,
+    and those that always run. Remembered per screened line shape."""
     key = text.translate(_DIGITS)
     known = _screened.get(key)
     if known is not None:
         return known
-    plain, blind, _, _ = _screen()
     lowered = key.lower()
-    hit = any(n in key for n in plain) or any(n in lowered for n in blind)
+    found = tuple(
+        signature
+        for signature, pieces in _screen()
+        if pieces is None or any(p in (lowered if signature.blind else key) for p in pieces)
+    )
     if len(_screened) >= _SCREENED_MAX:
         _screened.clear()
-    _screened[key] = hit
-    return hit
+    _screened[key] = found
+    return found
 
 
 def _found(text: str) -> list[tuple[Signature, re.Match[str]]]:
     """Each signature found in ``text``, with its match."""
     found_all: list[tuple[Signature, re.Match[str]]] = []
-    always = _screen()[3]
     lowered = text.lower()
-    candidates = catalogue() if _could_match_any(text) else always
-    for signature in candidates:
+    for signature in _candidates(text):
         if not signature.could_match(text, lowered):
             continue
         found = signature.match(text)
