@@ -18,7 +18,7 @@ from stackcheck.ingest.facts import ObservationFact
 from stackcheck.ingest.formats import PROSE
 from stackcheck.ingest.lines import split_lines
 from stackcheck.ingest.segment import segment
-from tests.corpus import REPORTS, body
+from tests.corpus import REPORTS, CorpusReport, body
 
 _PREFIXED = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL (?:INFO|WARN) \S")
 _PREFIX = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] ")
@@ -188,3 +188,18 @@ def test_a_block_survives_reindentation_and_quoting(block: str, indent: int, quo
         mark + " " * indent + line if line else mark.rstrip() for line in block.splitlines()
     )
     assert reading(moved) == reading(block)
+
+
+@settings(
+    deadline=timedelta(seconds=10), max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(st.sampled_from(REPORTS), st.sampled_from(["  ", "    ", "        ", "\t"]), st.booleans())
+def test_a_whole_report_reads_the_same_indented_or_quoted(
+    report: CorpusReport, pad: str, quoted: bool
+) -> None:
+    """Output pasted as a Markdown indented code block, under a list item, or quoted: each
+    block loses its common indentation (``lines.block_indents``), each quote mark is dropped."""
+    text = report.body
+    mark = "> " if quoted else ""
+    moved = "\n".join(mark + pad + line if line else mark.rstrip() for line in text.splitlines())
+    assert reading(moved) == reading(text)

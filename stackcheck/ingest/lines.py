@@ -9,6 +9,7 @@ and raw text, for evidence, and gets a ``text`` without those decorations for th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_LINE = 4096  # longer lines are cut: no tool prints more on one line, and regexes stay cheap
@@ -57,9 +58,14 @@ class Line:
         return not self.text.strip()
 
 
-def clean(raw: str) -> tuple[str, bool]:
-    """The line without decorations, and whether it was typed at a prompt."""
+def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
+    """The line without decorations (and without ``indent`` leading spaces: its block's), and
+    whether it was typed at a prompt."""
     text = raw.replace("\t", "    ")
+    if indent:
+        quoted = _QUOTE_MARKS.match(text).end()  # type: ignore[union-attr]
+        if text[quoted : quoted + indent].isspace():
+            text = text[:quoted] + text[quoted + indent :]
     # Every prefix starts with one of these (or a capital: journald's month); most log lines
     # start with a host name and skip the loop.
     decorated = text.lstrip()[:1] in ("|", "[", "(", ">") or text[:1].isupper()
@@ -122,12 +128,50 @@ def _table_starts(raws: list[str], number: int) -> bool:
     )
 
 
+# Markdown quote marks before a line's text (not a Python prompt's ">>>").
+_QUOTE_MARKS = re.compile(r"^(?: {0,3}>(?!>) ?)*")
+
+
+def _unquoted(raw: str) -> str:
+    expanded = raw.replace("\t", "    ")
+    return expanded[_QUOTE_MARKS.match(expanded).end() :]  # type: ignore[union-attr]
+
+
+def block_indents(raws: Sequence[str]) -> list[int]:
+    """Each line's block indentation: a block of lines that all start with whitespace, after a
+    blank line, a fence or the start of the text (a Markdown indented code block, output pasted
+    under a list item or re-indented by an editor), loses its common indentation, as if pasted
+    flush left. Lines that continue a flush-left line (YAML under its key, a traceback's frames)
+    keep theirs."""
+    bodies = [_unquoted(raw) for raw in raws]
+    indents = [0] * len(raws)
+    after_break = True
+    index = 0
+    while index < len(raws):
+        body = bodies[index]
+        if body.strip() and body[:1] == " " and after_break and not _FENCE.match(body):
+            end = index
+            while end < len(raws) and (not bodies[end].strip() or bodies[end][:1] == " "):
+                if _FENCE.match(bodies[end]):
+                    break
+                end += 1
+            common = min(len(b) - len(b.lstrip(" ")) for b in bodies[index:end] if b.strip())
+            indents[index:end] = [common] * (end - index)
+            index = end
+            after_break = False
+            continue
+        after_break = not body.strip() or _FENCE.match(body) is not None
+        index += 1
+    return indents
+
+
 def split_lines(text: str) -> list[Line]:
     """The text's lines; a line holding several joined NCCL lines becomes several, all with its
     number (evidence points at the line as pasted), and so does a Markdown table's row (one
     per cell, with its column's name)."""
     lines: list[Line] = []
     raws = text.splitlines()
+    indents = block_indents(raws)
     header: str | None = None  # the header row of the Markdown table being read
     code = False  # inside a fenced code block, where a table is a tool's output
     for number, raw in enumerate(raws, start=1):
@@ -152,7 +196,7 @@ def split_lines(text: str) -> list[Line]:
         if _HTML.match(raw):
             lines.append(Line(number, raw, "", fence=True))
             continue
-        cleaned, command = clean(raw)
+        cleaned, command = clean(raw, indents[number - 1])
         for piece in _pieces(cleaned):
             lines.append(Line(number, raw, piece, command=command))
     return lines
