@@ -496,3 +496,13 @@ def test_pytorch_with_its_build_tag_in_a_sentence_or_a_log_line() -> None:
     assert not snapshot_of("17:22:49-350014 INFO     Try Torch 2.0.1+cu118").installations(
         ComponentName.TORCH
     )
+
+
+def test_a_message_whole_on_its_line_is_not_read_again_with_the_line_before() -> None:
+    """043: journald's line before PyTorch's arch warning ends in `UserWarning:`; joined with
+    it, the warning's lazy GPU-name group would take the path in. The warning is read once."""
+    snapshot = snapshot_of(body("043"))
+    assert [g.name for g in snapshot.gpus.devices] == ["NVIDIA GeForce RTX 5090"]
+    assert [o.value for o in snapshot.observations("no-kernel-image")][0] == (
+        "NVIDIA GeForce RTX 5090 (sm_120)"
+    )

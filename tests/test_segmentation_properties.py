@@ -203,3 +203,17 @@ def test_a_whole_report_reads_the_same_indented_or_quoted(
     mark = "> " if quoted else ""
     moved = "\n".join(mark + pad + line if line else mark.rstrip() for line in text.splitlines())
     assert reading(moved) == reading(text)
+
+
+LONG = [r for r in REPORTS if sum(1 for line in r.body.splitlines() if line.strip()) >= 6]
+
+
+@settings(
+    deadline=timedelta(seconds=10), max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(st.sampled_from(LONG))
+def test_a_double_spaced_report_reads_the_same(report: CorpusReport) -> None:
+    """Copied from a page that renders each line as a paragraph: a blank line after every
+    line (``lines.undouble``); a run of blank lines stays a break."""
+    double = "\n\n".join(report.body.splitlines())
+    assert reading(double) == reading(report.body)

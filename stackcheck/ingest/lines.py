@@ -118,14 +118,34 @@ def _table_rows(header: str, row: str) -> list[str]:
     ]
 
 
-def _table_starts(raws: list[str], number: int) -> bool:
-    """Whether the line ``number`` (1-based) is a table's header: a rule of dashes follows."""
-    following = _bare(raws[number]) if number < len(raws) else ""
+def _table_starts(raws: Sequence[str], index: int) -> bool:
+    """Whether the line at ``index`` is a table's header: a rule of dashes follows."""
+    following = _bare(raws[index + 1]) if index + 1 < len(raws) else ""
     return (
-        _bare(raws[number - 1]).startswith("|")
+        _bare(raws[index]).startswith("|")
         and "-" in following
         and _TABLE_RULE.match(following) is not None
     )
+
+
+DOUBLE_SPACED_MIN = 6  # non-blank lines of a paste before its spacing is judged
+
+
+def undouble(raws: Sequence[str]) -> list[int]:
+    """The indexes of the lines to read. A paste whose every line is followed by a blank one
+    (copied from a page that renders each line as a paragraph) has no two non-blank lines
+    touching: its single blank lines are the copy's, and only a run of them was a break."""
+    kept = list(range(len(raws)))
+    blank = [not raw.strip() for raw in raws]
+    if sum(not b for b in blank) < DOUBLE_SPACED_MIN or any(
+        not blank[i] and not blank[i + 1] for i in range(len(raws) - 1)
+    ):
+        return kept
+    return [
+        i
+        for i in kept
+        if not blank[i] or (i > 0 and blank[i - 1]) or i + 1 >= len(raws) or blank[i + 1]
+    ]
 
 
 # Markdown quote marks before a line's text (not a Python prompt's ">>>").
@@ -170,12 +190,13 @@ def split_lines(text: str) -> list[Line]:
     number (evidence points at the line as pasted), and so does a Markdown table's row (one
     per cell, with its column's name)."""
     lines: list[Line] = []
-    raws = text.splitlines()
+    every = text.splitlines()
+    numbers = [i + 1 for i in undouble(every)]
+    raws = [every[n - 1][:MAX_LINE] for n in numbers]
     indents = block_indents(raws)
     header: str | None = None  # the header row of the Markdown table being read
     code = False  # inside a fenced code block, where a table is a tool's output
-    for number, raw in enumerate(raws, start=1):
-        raw = raw[:MAX_LINE]
+    for index, (number, raw) in enumerate(zip(numbers, raws, strict=True)):
         if "|" in raw:
             if header is not None:
                 if not _TABLE_RULE.match(_bare(raw)):
@@ -183,7 +204,7 @@ def split_lines(text: str) -> list[Line]:
                     continue
                 lines.append(Line(number, raw, "", fence=True))  # the rule under the header
                 continue
-            if not code and _table_starts(raws, number):
+            if not code and _table_starts(raws, index):
                 header = raw  # read with each row; the header and its rule are a hard break
                 lines.append(Line(number, raw, "", fence=True))
                 continue
@@ -196,7 +217,7 @@ def split_lines(text: str) -> list[Line]:
         if _HTML.match(raw):
             lines.append(Line(number, raw, "", fence=True))
             continue
-        cleaned, command = clean(raw, indents[number - 1])
+        cleaned, command = clean(raw, indents[index])
         for piece in _pieces(cleaned):
             lines.append(Line(number, raw, piece, command=command))
     return lines

@@ -290,19 +290,33 @@ def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
     searched, then joined with the next one and two (a space between); a match that starts in
     the line and runs on into the last joined one is the message as it was printed, and takes
     the place of what the line alone matched from the same place (an arch list cut short by
-    the wrap). The facts carry the first line's number."""
+    the wrap). A match that the last line holds whole by itself is that line's (a lazy group
+    reaching back over a ``UserWarning:`` line adds nothing). The facts carry the first line's
+    number."""
+    own = [_found(line.text) for line in lines]
+    ends = [{(sig.id, found.end()) for sig, found in matched} for matched in own]
     facts: list[Fact] = []
     for start, line in enumerate(lines):
         best: dict[tuple[str, int], tuple[Signature, Line, re.Match[str]]] = {
-            (sig.id, found.start()): (sig, line, found) for sig, found in _found(line.text)
+            (sig.id, found.start()): (sig, line, found) for sig, found in own[start]
         }
         joined = line
-        for tail in lines[start + 1 : start + WRAP_WINDOW]:
+        for last, tail in enumerate(lines[start + 1 : start + WRAP_WINDOW], start=start + 1):
             before = len(joined.text)
             joined = joined_line(joined, tail)
+            tail_at = len(joined.text) - len(tail.text.strip())
             for sig, found in _found(joined.text):
-                if found.start() < len(line.text) and found.end() > before + 1:
+                whole_in_tail = (sig.id, found.end() - tail_at + _lead(tail.text)) in ends[last]
+                if (
+                    found.start() < len(line.text)
+                    and found.end() > before + 1
+                    and not whole_in_tail
+                ):
                     best[sig.id, found.start()] = (sig, joined, found)
         for sig, where, found in best.values():
             facts.extend(sig.facts_for(where, found))
     return facts
+
+
+def _lead(text: str) -> int:
+    return len(text) - len(text.lstrip())
