@@ -503,6 +503,15 @@ def test_a_message_whole_on_its_line_is_not_read_again_with_the_line_before() ->
     it, the warning's lazy GPU-name group would take the path in. The warning is read once."""
     snapshot = snapshot_of(body("043"))
     assert [g.name for g in snapshot.gpus.devices] == ["NVIDIA GeForce RTX 5090"]
-    assert [o.value for o in snapshot.observations("no-kernel-image")][0] == (
+    assert next(o.value for o in snapshot.observations("no-kernel-image")) == (
         "NVIDIA GeForce RTX 5090 (sm_120)"
     )
+
+
+def test_nccls_own_version_line_is_not_the_tail_of_the_line_before() -> None:
+    """111: rank 0 prints `NCCL version 2.10.3+cuda11.3` on a line of its own, right after
+    `Using network Socket`; it is not that line's wrapped tail."""
+    snapshot = snapshot_of(body("111"))
+    assert [o.value for o in snapshot.observations("net-transport")] == ["Socket"]
+    [loaded] = snapshot.observations("nccl-loaded")
+    assert (loaded.value, loaded.evidence.line) == ("2.10.3", 8)

@@ -127,6 +127,9 @@ _LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b")
 WRAP_MIN = 60  # a line this long may have been wrapped by a browser
 # A wrapped tail is a fragment of a log line, not the start of a sentence ("Getting this error").
 _SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
+# Rank 0 prints its version on a line of its own, without the log prefix (NCCL <= 2.1x, and
+# nccl-tests' "# NCCL version"): the line after "Using network Socket", never its tail.
+_OWN_LINE = re.compile(r"^\s*#?\s*NCCL version \d")
 
 
 def _log_line(text: str) -> bool:
@@ -141,6 +144,7 @@ def _wraps(line: Line, before: Line) -> bool:
         and not line.blank
         and _log_line(before.text)
         and _SENTENCE.match(line.text) is None
+        and _OWN_LINE.match(line.text) is None
     )
 
 
