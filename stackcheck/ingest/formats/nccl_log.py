@@ -127,9 +127,10 @@ _LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b")
 WRAP_MIN = 60  # a line this long may have been wrapped by a browser
 # A wrapped tail is a fragment of a log line, not the start of a sentence ("Getting this error").
 _SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
-# Rank 0 prints its version on a line of its own, without the log prefix (NCCL <= 2.1x, and
-# nccl-tests' "# NCCL version"): the line after "Using network Socket", never its tail.
-_OWN_LINE = re.compile(r"^\s*#?\s*NCCL version \d")
+# Lines printed on their own, without the log prefix, never a wrapped tail: rank 0's version
+# (NCCL <= 2.1x prints it right after "Using network Socket"), nccl-tests' "#" header and
+# comment lines.
+_OWN_LINE = re.compile(r"^\s*(?:#|NCCL version \d)")
 
 
 def _log_line(text: str) -> bool:
