@@ -10,7 +10,7 @@ import re
 import textwrap
 from datetime import timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from stackcheck.ingest import read_report, signatures
@@ -18,6 +18,7 @@ from stackcheck.ingest.facts import ObservationFact
 from stackcheck.ingest.formats import PROSE
 from stackcheck.ingest.lines import split_lines
 from stackcheck.ingest.segment import segment
+from stackcheck.snapshot.model import RunSpec
 from tests.corpus import REPORTS, CorpusReport, body
 
 _PREFIXED = re.compile(r"^[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL (?:INFO|WARN) \S")
@@ -37,6 +38,10 @@ SETTINGS = settings(
     max_examples=120,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def specs_of(text: str) -> list[RunSpec]:
+    return read_report(text, "t.txt").snapshot.run_specs
 
 
 def reading(text: str) -> set[str]:
@@ -217,3 +222,30 @@ def test_a_double_spaced_report_reads_the_same(report: CorpusReport) -> None:
     line (``lines.undouble``); a run of blank lines stays a break."""
     double = "\n\n".join(report.body.splitlines())
     assert reading(double) == reading(report.body)
+
+
+# `docker run` lines of the corpus whose image is a reference with a registry path or a tag
+# (a wrapped tail that is a plain word reads as the next sentence, not as an image).
+DOCKER_RUNS = sorted(
+    {
+        line.strip()
+        for report in REPORTS
+        for line in report.body.splitlines()
+        if re.search(r"\bdocker run\b", line)
+        and any(spec.image and re.search(r"[/:]", spec.image) for spec in specs_of(line))
+    }
+)
+
+
+def test_the_docker_run_sample_is_large() -> None:
+    assert len(DOCKER_RUNS) >= 5
+
+
+@SETTINGS
+@given(st.sampled_from(DOCKER_RUNS), st.integers(50, 120))
+def test_a_docker_run_line_survives_wrapping(line: str, width: int) -> None:
+    """Wrapped anywhere after `docker run` (the anchor itself split over two lines is not a
+    command any more)."""
+    pieces = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+    assume(any(re.search(r"docker\s+run", piece) for piece in pieces))
+    assert reading("\n".join(pieces)) == reading(line)
