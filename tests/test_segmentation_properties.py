@@ -249,3 +249,21 @@ def test_a_docker_run_line_survives_wrapping(line: str, width: int) -> None:
     pieces = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
     assume(any(re.search(r"docker\s+run", piece) for piece in pieces))
     assert reading("\n".join(pieces)) == reading(line)
+
+
+@SETTINGS
+@given(st.sampled_from(["008", "010", "014", "148"]), st.integers(90, 160))
+def test_collect_env_and_torch_config_survive_wrapping(key: str, width: int) -> None:
+    """collect_env (a long `Python version` line) and `torch.__config__.show()` (the
+    architecture flags, one long word) wrapped by a browser read the same."""
+    text = body(key)
+    wrapped = "\n".join(
+        piece
+        for line in text.splitlines()
+        for piece in (
+            textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+            if len(line) > width
+            else [line]
+        )
+    )
+    assert reading(wrapped) == reading(text)
