@@ -429,3 +429,89 @@ def test_facts_describe_themselves_for_show_parsed() -> None:
     assert all(f.describe() for f in facts_of(body("046")))
     assert {GpuFact, ComponentFact} <= {type(f) for f in facts_of(body("046"))}
     assert any(isinstance(f, ObservationFact) for f in facts_of(body("031")))
+
+
+def test_a_message_wrapped_inside_a_paragraph_is_read_once_with_its_first_line() -> None:
+    """107: PyTorch's DataLoader message quoted in a sentence, wrapped over three lines."""
+    [bus] = [
+        o
+        for o in snapshot_of(body("107")).observations("shm-exhausted")
+        if "Bus error" in (o.value or "")
+    ]
+    assert bus.value == "DataLoader worker (pid 47) is killed by signal: Bus error"
+    assert bus.evidence.line == 1
+
+
+def test_a_traceback_through_pytorchs_driver_check_means_cuda_did_not_start() -> None:
+    """154: the paste stops at the `_check_driver()` frame, before PyTorch's message."""
+    [seen] = snapshot_of(body("154")).observations("cuda-unavailable")
+    assert seen.evidence.line == 13
+
+
+def test_a_sentence_that_says_the_program_ran_in_a_container() -> None:
+    """156 says so ("I pulled the official docker image"); 055 speaks of building an image,
+    when no GPU is attached, so what the build saw says nothing about the running container."""
+    said = snapshot_of(body("156")).platform
+    assert said.container is True and said.evidence[0].line == 1
+    assert snapshot_of(body("055")).platform.container is None
+
+
+def test_a_markdown_tables_rows_are_read_cell_by_cell_under_their_column() -> None:
+    """146: a table whose third column is `fi_info -p efa`; its header and rule are a break."""
+    lines = split_lines(body("146"))
+    assert [line.text for line in lines if line.number == 3] == [
+        "Pod spec: WITH hostPath (today's manifests)",
+        "/dev/infiniband contents: 10 uverbs: 8 EFA + 2 mlx5 (ibp115s0f0/116s0f0) + umad/issm",
+        "fi_info -p efa: -61 No data available",
+    ]
+    assert all(line.fence for line in lines if line.number in (1, 2))
+    [missing] = snapshot_of(body("146")).observations("efa-provider-missing")
+    assert missing.evidence.line == 3
+
+
+def test_a_sentence_that_says_the_machines_have_roce() -> None:
+    """151: "the V cluster now has RoCE enabled" is read; the next sentence of the same line,
+    "The NCCL_IB_DISABLE=1 flag also disables RoCE ...", names RoCE without saying it is there."""
+    [stated] = snapshot_of(body("151")).observations("rdma-fabric-stated")
+    assert (stated.value, stated.evidence.line) == ("RoCE", 1)
+    second = body("151").split(". ", 1)[1]
+    assert not snapshot_of(second).observations("rdma-fabric-stated")
+
+
+def test_nvidia_container_cli_info() -> None:
+    """157: `nvidia-container-cli -k -d /dev/tty info` from the container toolkit's issue
+    template: the driver and its CUDA, each GPU's model and architecture."""
+    snapshot = snapshot_of(body("157"))
+    assert one(snapshot, ComponentName.DRIVER) == ("410.104", "10.0")
+    [gpu] = snapshot.gpus.devices
+    assert (gpu.index, gpu.name, gpu.compute_capability) == (0, "TITAN Xp", "6.1")
+    assert "nvidia_container_cli_info" in formats_of(body("157"))
+
+
+def test_pytorch_with_its_build_tag_in_a_sentence_or_a_log_line() -> None:
+    """118: kohya's launcher logs `INFO     Torch 2.0.1+cu118`; the tag names the build."""
+    torch = [t for t in snapshot_of(body("118")).installations(ComponentName.TORCH) if t.version]
+    assert {(t.version, t.cuda) for t in torch} == {("2.0.1+cu118", "11.8")}
+    # A sentence that suggests a build is advice, not the stack.
+    assert not snapshot_of("17:22:49-350014 INFO     Try Torch 2.0.1+cu118").installations(
+        ComponentName.TORCH
+    )
+
+
+def test_a_message_whole_on_its_line_is_not_read_again_with_the_line_before() -> None:
+    """043: journald's line before PyTorch's arch warning ends in `UserWarning:`; joined with
+    it, the warning's lazy GPU-name group would take the path in. The warning is read once."""
+    snapshot = snapshot_of(body("043"))
+    assert [g.name for g in snapshot.gpus.devices] == ["NVIDIA GeForce RTX 5090"]
+    assert next(o.value for o in snapshot.observations("no-kernel-image")) == (
+        "NVIDIA GeForce RTX 5090 (sm_120)"
+    )
+
+
+def test_nccls_own_version_line_is_not_the_tail_of_the_line_before() -> None:
+    """111: rank 0 prints `NCCL version 2.10.3+cuda11.3` on a line of its own, right after
+    `Using network Socket`; it is not that line's wrapped tail."""
+    snapshot = snapshot_of(body("111"))
+    assert [o.value for o in snapshot.observations("net-transport")] == ["Socket"]
+    [loaded] = snapshot.observations("nccl-loaded")
+    assert (loaded.value, loaded.evidence.line) == ("2.10.3", 8)

@@ -25,10 +25,11 @@ def test_the_catalogue_is_large_and_well_formed() -> None:
 
 @pytest.mark.parametrize("signature", CATALOGUE, ids=[s.id for s in CATALOGUE])
 def test_each_signature_reads_its_real_example(signature: signatures.Signature) -> None:
-    """The example goes through the same cleaning as pasted text (prompts, backticks off)."""
-    line = split_lines(signature.example)[0]
-    found = {s.id: facts for s, facts in signatures.matches(line)}
-    assert signature.id in found, line.text
+    """The example goes through the same cleaning as pasted text (prompts, backticks off; a
+    Markdown table's row read cell by cell under its column's name)."""
+    lines = split_lines(signature.example)
+    found = {s.id: facts for line in lines for s, facts in signatures.matches(line)}
+    assert signature.id in found, [line.text for line in lines]
     facts = found[signature.id]
     assert len(facts) == len(signature.facts)
     for spec, fact in zip(signature.facts, facts, strict=True):

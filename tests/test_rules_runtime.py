@@ -298,3 +298,17 @@ def test_efa_software_without_efa_hardware_is_not_an_efa_problem(
     assert snapshot.runtime.uverbs_devices == []
     report = check(snapshot, matrix)
     assert not {"SC411", "SC413", "SC511"} & {f.id for f in report.findings}
+
+
+def test_sockets_where_the_report_says_the_machines_have_roce(matrix: Matrix) -> None:
+    """Two real texts: 111's NCCL log (no libibverbs, `Using network Socket`) says nothing
+    about the fabric, so it is no finding; after 151's "the V cluster now has RoCE enabled" it
+    is a warning."""
+    from stackcheck.ingest import read_report
+    from tests.corpus import body
+
+    alone = check(read_report(body("111"), "111.txt").snapshot, matrix)
+    assert not findings(alone, "SC413")
+    both = read_report(body("151") + "\n\n" + body("111"), "both.txt").snapshot
+    [(severity, message)] = findings(check(both, matrix), "SC413")
+    assert severity is Severity.WARNING and "InfiniBand or RoCE" in message

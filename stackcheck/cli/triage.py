@@ -25,10 +25,11 @@ nvidia-smi (table, -q, nvlink -s, topo -m), lspci -vv, ibv_devinfo, dmesg Xid li
 nvcc --version, NCCL_DEBUG=INFO logs, pip/conda lists, fi_info (-p efa, -v),
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
 docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg -l / apt list /
-rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(), python -c
-one-liners - and some 60 known error and warning messages (CUDA, NVML, PyTorch, NCCL,
-aws-ofi-nccl, libfabric, the fabric manager, the container toolkit, the kernel) - in any order,
-with Markdown fences, <details>, quotes, prompts and prose around it. What the text states
+rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(),
+nvidia-container-cli info, python -c one-liners - and some 60 known error and warning messages
+(CUDA, NVML, PyTorch, NCCL, aws-ofi-nccl, libfabric, the fabric manager, the container toolkit,
+the kernel) - in any order, with Markdown fences, <details>, tables, quotes, prompts and prose
+around it. What the text states
 becomes a partial snapshot (what it does not state stays unknown) and the rules run on it.
 Only the first {_CUT} MiB is read (a warning says when the rest was cut); secrets in it (tokens,
 keys, URL credentials) are masked in every output."""

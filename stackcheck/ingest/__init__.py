@@ -64,10 +64,16 @@ def read_report(text: str, target: str) -> Triage:
         if not part.segment.format.line_facts:
             continue
         reads_nccl = part.segment.format.name != nccl_log.NcclLog.name
+        prose = part.segment.format is PROSE
         for line in logical[id(part)]:
-            part.facts.extend(signatures.line_facts(line))
+            if not prose:
+                part.facts.extend(signatures.line_facts(line))
             if reads_nccl:
                 part.facts.extend(nccl_log.line_facts(line))
+        if prose:
+            # A paragraph's lines may be wrapped by whoever pasted them (formats whose output
+            # gets wrapped join their own lines in ``logical``).
+            part.facts.extend(signatures.paragraph_facts(logical[id(part)]))
     for fact in python_results(lines):
         holder = owner.get(fact.line.number)
         if holder is not None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from stackcheck import versions
 from stackcheck.ingest.facts import (
     ComponentFact,
+    ContainerFact,
     EnvFact,
     Fact,
     GpuFact,
@@ -203,6 +204,9 @@ class _Builder:
             fact.apply(snapshot.hardware, self.evidence(fact.line))
         elif isinstance(fact, PlatformFact) and snapshot.platform.os is None:
             snapshot.platform.os = fact.os
+            snapshot.platform.evidence.append(self.evidence(fact.line))
+        elif isinstance(fact, ContainerFact) and not snapshot.platform.container:
+            snapshot.platform.container = True
             snapshot.platform.evidence.append(self.evidence(fact.line))
 
     def finish(self) -> Snapshot:

@@ -146,3 +146,13 @@ class PlatformFact(Fact):
 
     def describe(self) -> str:
         return f"OS {self.os}"
+
+
+@dataclass
+class ContainerFact(Fact):
+    """The text says the process it reports on ran in a container."""
+
+    said: str
+
+    def describe(self) -> str:
+        return f"in a container: {self.said}"

@@ -9,6 +9,7 @@ and raw text, for evidence, and gets a ``text`` without those decorations for th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_LINE = 4096  # longer lines are cut: no tool prints more on one line, and regexes stay cheap
@@ -57,9 +58,14 @@ class Line:
         return not self.text.strip()
 
 
-def clean(raw: str) -> tuple[str, bool]:
-    """The line without decorations, and whether it was typed at a prompt."""
+def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
+    """The line without decorations (and without ``indent`` leading spaces: its block's), and
+    whether it was typed at a prompt."""
     text = raw.replace("\t", "    ")
+    if indent:
+        quoted = _QUOTE_MARKS.match(text).end()  # type: ignore[union-attr]
+        if text[quoted : quoted + indent].isspace():
+            text = text[:quoted] + text[quoted + indent :]
     # Every prefix starts with one of these (or a capital: journald's month); most log lines
     # start with a host name and skip the loop.
     decorated = text.lstrip()[:1] in ("|", "[", "(", ">") or text[:1].isupper()
@@ -83,16 +89,135 @@ def _pieces(cleaned: str) -> list[str]:
     return [piece for piece in _JOINED.split(cleaned) if piece.strip()] or [cleaned]
 
 
+# A Markdown table, outside a code block: a header row, then a rule of dashes (``|---|:--:|``).
+# Both start with a pipe, so a tool's own columns (conda's ``package | build`` over ``----|--``)
+# stay the tool's.
+_TABLE_RULE = re.compile(r"^\s{0,3}\|(?:\s{0,4}:?-{3,}:?\s{0,4}\|){1,40}\s{0,4}(?::?-{3,}:?)?\s*$")
+
+
+_QUOTED = re.compile(r"^(?:\s{0,8}>)*\s*")
+
+
+def _bare(raw: str) -> str:
+    """A line without its indentation and Markdown quote marks: a table may be quoted."""
+    return _QUOTED.sub("", raw, count=1)
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in clean(_bare(row))[0].strip().strip("|").split("|")]
+
+
+def _table_rows(header: str, row: str) -> list[str]:
+    """A Markdown table's row as one line per cell, each under its column's name ("fi_info -p
+    efa: -61 No data available"), as a reader takes it."""
+    names = _cells(header)
+    return [
+        f"{name}: {cell}" if name else cell
+        for name, cell in zip(names, _cells(row), strict=False)
+        if cell
+    ]
+
+
+def _table_starts(raws: Sequence[str], index: int) -> bool:
+    """Whether the line at ``index`` is a table's header: a rule of dashes follows."""
+    following = _bare(raws[index + 1]) if index + 1 < len(raws) else ""
+    return (
+        _bare(raws[index]).startswith("|")
+        and "-" in following
+        and _TABLE_RULE.match(following) is not None
+    )
+
+
+DOUBLE_SPACED_MIN = 6  # non-blank lines of a paste before its spacing is judged
+
+
+def undouble(raws: Sequence[str]) -> list[int]:
+    """The indexes of the lines to read. A paste whose every line is followed by a blank one
+    (copied from a page that renders each line as a paragraph) has no two non-blank lines
+    touching: its single blank lines are the copy's, and only a run of them was a break."""
+    kept = list(range(len(raws)))
+    blank = [not raw.strip() for raw in raws]
+    if sum(not b for b in blank) < DOUBLE_SPACED_MIN or any(
+        not blank[i] and not blank[i + 1] for i in range(len(raws) - 1)
+    ):
+        return kept
+    return [
+        i
+        for i in kept
+        if not blank[i] or (i > 0 and blank[i - 1]) or i + 1 >= len(raws) or blank[i + 1]
+    ]
+
+
+# Markdown quote marks before a line's text (not a Python prompt's ">>>").
+_QUOTE_MARKS = re.compile(r"^(?: {0,3}>(?!>) ?)*")
+
+
+def _unquoted(raw: str) -> str:
+    expanded = raw.replace("\t", "    ")
+    return expanded[_QUOTE_MARKS.match(expanded).end() :]  # type: ignore[union-attr]
+
+
+def block_indents(raws: Sequence[str]) -> list[int]:
+    """Each line's block indentation: a block of lines that all start with whitespace, after a
+    blank line, a fence or the start of the text (a Markdown indented code block, output pasted
+    under a list item or re-indented by an editor), loses its common indentation, as if pasted
+    flush left. Lines that continue a flush-left line (YAML under its key, a traceback's frames)
+    keep theirs."""
+    bodies = [_unquoted(raw) for raw in raws]
+    indents = [0] * len(raws)
+    after_break = True
+    index = 0
+    while index < len(raws):
+        body = bodies[index]
+        if body.strip() and body[:1] == " " and after_break and not _FENCE.match(body):
+            end = index
+            while end < len(raws) and (not bodies[end].strip() or bodies[end][:1] == " "):
+                if _FENCE.match(bodies[end]):
+                    break
+                end += 1
+            common = min(len(b) - len(b.lstrip(" ")) for b in bodies[index:end] if b.strip())
+            indents[index:end] = [common] * (end - index)
+            index = end
+            after_break = False
+            continue
+        after_break = not body.strip() or _FENCE.match(body) is not None
+        index += 1
+    return indents
+
+
 def split_lines(text: str) -> list[Line]:
     """The text's lines; a line holding several joined NCCL lines becomes several, all with its
-    number (evidence points at the line as pasted)."""
-    lines = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        raw = raw[:MAX_LINE]
-        if _FENCE.match(raw) or _HTML.match(raw):
+    number (evidence points at the line as pasted), and so does a Markdown table's row (one
+    per cell, with its column's name)."""
+    lines: list[Line] = []
+    every = text.splitlines()
+    numbers = [i + 1 for i in undouble(every)]
+    raws = [every[n - 1][:MAX_LINE] for n in numbers]
+    indents = block_indents(raws)
+    header: str | None = None  # the header row of the Markdown table being read
+    code = False  # inside a fenced code block, where a table is a tool's output
+    for index, (number, raw) in enumerate(zip(numbers, raws, strict=True)):
+        if "|" in raw:
+            if header is not None:
+                if not _TABLE_RULE.match(_bare(raw)):
+                    lines.extend(Line(number, raw, cell) for cell in _table_rows(header, raw))
+                    continue
+                lines.append(Line(number, raw, "", fence=True))  # the rule under the header
+                continue
+            if not code and _table_starts(raws, index):
+                header = raw  # read with each row; the header and its rule are a hard break
+                lines.append(Line(number, raw, "", fence=True))
+                continue
+        else:
+            header = None
+        if _FENCE.match(raw):
+            code = not code
             lines.append(Line(number, raw, "", fence=True))
             continue
-        cleaned, command = clean(raw)
+        if _HTML.match(raw):
+            lines.append(Line(number, raw, "", fence=True))
+            continue
+        cleaned, command = clean(raw, indents[index])
         for piece in _pieces(cleaned):
             lines.append(Line(number, raw, piece, command=command))
     return lines

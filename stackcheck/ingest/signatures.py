@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,7 +27,7 @@ from stackcheck.ingest.facts import (
     RuntimeFact,
     toolkit_fact,
 )
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 if sys.version_info >= (3, 11):
@@ -215,7 +216,7 @@ def catalogue() -> tuple[Signature, ...]:
 # screen to the same text, so one answer serves thousands of lines.
 _DIGITS = str.maketrans("123456789", "000000000")
 _SCREENED_MAX = 1 << 16  # remembered screen answers; the memo is emptied when it is full
-_screened: dict[str, bool] = {}
+_screened: dict[str, tuple[Signature, ...]] = {}
 
 
 def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -230,55 +231,92 @@ def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 @cache
-def _screen() -> tuple[
-    tuple[str, ...], tuple[str, ...], tuple[Signature, ...], tuple[Signature, ...]
-]:
-    """The screen's needles (digit-free; lowered for case-blind signatures), the signatures it
-    covers, and those it cannot (no needle, or only digits in one), which always run."""
-    plain: set[str] = set()
-    blind: set[str] = set()
-    screened: list[Signature] = []
-    always: list[Signature] = []
-    for signature in catalogue():
-        pieces = _digit_free(signature.needles) if signature.needles else None
-        if pieces is None:
-            always.append(signature)
-            continue
-        (blind if signature.blind else plain).update(pieces)
-        screened.append(signature)
-    return tuple(sorted(plain)), tuple(sorted(blind)), tuple(screened), tuple(always)
+def _screen() -> tuple[tuple[Signature, tuple[str, ...] | None], ...]:
+    """Each signature, in the catalogue's order, with its needles' digit-free pieces (lowered for
+    case-blind signatures); None where the screen cannot cover it (no needle, or only digits in
+    one): such a signature always runs."""
+    return tuple(
+        (signature, _digit_free(signature.needles) if signature.needles else None)
+        for signature in catalogue()
+    )
 
 
-def _could_match_any(text: str) -> bool:
-    """Whether any screened signature's needle is in ``text``."""
+def _candidates(text: str) -> tuple[Signature, ...]:
+    """The signatures that could match ``text``: those one of whose needles' pieces is in it,
+    and those that always run. Remembered per screened line shape."""
     key = text.translate(_DIGITS)
     known = _screened.get(key)
     if known is not None:
         return known
-    plain, blind, _, _ = _screen()
     lowered = key.lower()
-    hit = any(n in key for n in plain) or any(n in lowered for n in blind)
+    found = tuple(
+        signature
+        for signature, pieces in _screen()
+        if pieces is None or any(p in (lowered if signature.blind else key) for p in pieces)
+    )
     if len(_screened) >= _SCREENED_MAX:
         _screened.clear()
-    _screened[key] = hit
-    return hit
+    _screened[key] = found
+    return found
 
 
-def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
-    """Each signature found on ``line``, with the facts it states there."""
-    found_all: list[tuple[Signature, list[Fact]]] = []
-    text = line.text
-    always = _screen()[3]
+def _found(text: str) -> list[tuple[Signature, re.Match[str]]]:
+    """Each signature found in ``text``, with its match."""
+    found_all: list[tuple[Signature, re.Match[str]]] = []
     lowered = text.lower()
-    candidates = catalogue() if _could_match_any(text) else always
-    for signature in candidates:
+    for signature in _candidates(text):
         if not signature.could_match(text, lowered):
             continue
         found = signature.match(text)
         if found is not None:
-            found_all.append((signature, signature.facts_for(line, found)))
+            found_all.append((signature, found))
     return found_all
+
+
+def matches(line: Line) -> list[tuple[Signature, list[Fact]]]:
+    """Each signature found on ``line``, with the facts it states there."""
+    return [(s, s.facts_for(line, found)) for s, found in _found(line.text)]
 
 
 def line_facts(line: Line) -> list[Fact]:
     return [fact for _, facts in matches(line) for fact in facts]
+
+
+WRAP_WINDOW = 3  # a browser or a mail client wraps a quoted message over two or three lines
+
+
+def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
+    """Messages in a paragraph whose lines a browser or an editor wrapped: each line is
+    searched, then joined with the next one and two (a space between); a match that starts in
+    the line and runs on into the last joined one is the message as it was printed, and takes
+    the place of what the line alone matched from the same place (an arch list cut short by
+    the wrap). A match that the last line holds whole by itself is that line's (a lazy group
+    reaching back over a ``UserWarning:`` line adds nothing). The facts carry the first line's
+    number."""
+    own = [_found(line.text) for line in lines]
+    ends = [{(sig.id, found.end()) for sig, found in matched} for matched in own]
+    facts: list[Fact] = []
+    for start, line in enumerate(lines):
+        best: dict[tuple[str, int], tuple[Signature, Line, re.Match[str]]] = {
+            (sig.id, found.start()): (sig, line, found) for sig, found in own[start]
+        }
+        joined = line
+        for last, tail in enumerate(lines[start + 1 : start + WRAP_WINDOW], start=start + 1):
+            before = len(joined.text)
+            joined = joined_line(joined, tail)
+            tail_at = len(joined.text) - len(tail.text.strip())
+            for sig, found in _found(joined.text):
+                whole_in_tail = (sig.id, found.end() - tail_at + _lead(tail.text)) in ends[last]
+                if (
+                    found.start() < len(line.text)
+                    and found.end() > before + 1
+                    and not whole_in_tail
+                ):
+                    best[sig.id, found.start()] = (sig, joined, found)
+        for sig, where, found in best.values():
+            facts.extend(sig.facts_for(where, found))
+    return facts
+
+
+def _lead(text: str) -> int:
+    return len(text) - len(text.lstrip())

@@ -9,6 +9,7 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
+from stackcheck.snapshot.model import ComponentName, Observation
 
 
 def parallelism(command: str | None) -> int | None:
@@ -38,8 +39,11 @@ class ContainerWithoutGpus(Rule):
     title = "A GPU container is started without a GPU request"
     doc = RuleDoc(
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
-        "machine with GPUs) for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
-        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry.",
+        "machine with GPUs, or where a process of the report looked for a GPU and found none) "
+        "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
+        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry. "
+        "Where the text only says the process ran in a container and saw no GPU, without the "
+        "command that started it, a warning names the likely cause.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
         "is missing and `torch.cuda.is_available()` is False, unless the daemon's default "
         "runtime happens to be nvidia.",
@@ -54,7 +58,9 @@ class ContainerWithoutGpus(Rule):
         for spec in ctx.snapshot.run_specs:
             if spec.kind not in ("docker-run", "compose") or spec.gpus is not None:
                 continue
-            if not (gpu_image(spec) or ctx.has_nvidia_gpu or ctx.torch_cuda_builds):
+            # A process of the report that looked for a GPU shows the container was meant to
+            # have one, whatever its image is called.
+            if not (gpu_image(spec) or ctx.has_nvidia_gpu or ctx.torch_cuda_builds or unavailable):
                 continue
             yield self.finding(
                 f"The {spec.kind} spec for {spec.image or 'the container'} requests no GPU: "
@@ -63,6 +69,33 @@ class ContainerWithoutGpus(Rule):
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
+        yield from self._unshown_container(ctx, unavailable)
+
+    def _unshown_container(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """A process in a container saw no GPU, and the text does not show how the container
+        was started: the missing GPU request is the likely cause, unless the text shows
+        another (a CPU-only PyTorch, a driver too old for it)."""
+        snapshot = ctx.snapshot
+        if not (unavailable and snapshot.platform.container) or snapshot.run_specs:
+            return
+        cpu_only = any(
+            t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
+        )
+        if cpu_only or snapshot.observations("torch-cpu-only", "driver-insufficient"):
+            return
+        said = [
+            e
+            for e in snapshot.platform.evidence
+            if re.search(r"container|docker|podman", e.detail or "", re.IGNORECASE)
+        ] or snapshot.platform.evidence
+        yield self.finding(
+            "The process ran in a container and saw no GPU: the container was likely started "
+            "without a GPU request (`--gpus all`, the nvidia runtime).",
+            [*said[:1], *(o.evidence for o in unavailable[:1])],
+            severity=Severity.WARNING,
+        )
 
 
 class NoGpuVisible(Rule):

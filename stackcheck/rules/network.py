@@ -7,8 +7,15 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import efa_expected, efa_invisible, nccl_in_use, passes_efa
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+from stackcheck.rules.runtime_facts import (
+    efa_expected,
+    efa_invisible,
+    infiniband_present,
+    nccl_in_use,
+    passes_efa,
+    rdma_expected,
+)
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
 
 def _uses_nccl(ctx: CheckContext) -> bool:
@@ -142,12 +149,15 @@ class NcclSocketFallback(Rule):
     name = "nccl-socket-fallback"
     family = "nccl-net-fallback"
     severity = Severity.ERROR
-    title = "NCCL uses (or will use) TCP sockets where EFA is meant to be used"
+    lowest = Severity.WARNING
+    title = "NCCL uses (or will use) TCP sockets where EFA or InfiniBand is meant to be used"
     doc = RuleDoc(
         what="Reads what NCCL logged about its network (`Using network Socket`, channels `via "
         "NET/Socket`, a net plugin that failed to load or initialise, `No plugin found`) and, "
         "without a log, predicts the same from a stack where EFA is meant to be used but cannot "
-        "be reached (no EFA provider, no devices passed to the container).",
+        "be reached (no EFA provider, no devices passed to the container). On machines with "
+        "InfiniBand or RoCE (mlx5 devices, or the report saying so), `Using network Socket` is a "
+        "warning.",
         why="NCCL treats a missing or broken net plugin as a reason to use its socket transport, "
         "not as an error: the job runs, several times slower across nodes. `No plugin found` is "
         "harmless only where there is no EFA or InfiniBand to use.",
@@ -175,9 +185,10 @@ class NcclSocketFallback(Rule):
                 [o.evidence for o in failed[:3]] + expected[:1],
             )
             return
-        if not expected:
-            return
         sockets = [o for o in snapshot.observations("net-transport") if o.value == "Socket"]
+        if not expected:
+            yield from self._off_infiniband(ctx, sockets)
+            return
         missing = snapshot.observations("net-plugin-missing")
         if sockets or missing:
             yield self.finding(
@@ -196,3 +207,16 @@ class NcclSocketFallback(Rule):
                 "sockets.",
                 unreachable[:2] + expected[:2],
             )
+
+    def _off_infiniband(self, ctx: CheckContext, sockets: list[Observation]) -> Iterable[Finding]:
+        """NCCL on sockets where the machines have InfiniBand or RoCE (non-EFA RDMA devices, or
+        the report's words): a warning, as the text may not show why (NCCL_IB_DISABLE, no
+        libibverbs in the container, an HCA left out by NCCL_IB_HCA)."""
+        if not sockets or not infiniband_present(ctx):
+            return
+        yield self.finding(
+            "NCCL runs inter-node traffic over TCP sockets although the machines have InfiniBand "
+            "or RoCE.",
+            [*(o.evidence for o in sockets[:1]), *rdma_expected(ctx)[:2]],
+            severity=Severity.WARNING,
+        )

@@ -163,6 +163,7 @@ def rdma_expected(ctx: CheckContext) -> list[Evidence]:
     for observation in ctx.snapshot.observations("net-transport"):
         if (observation.value or "") == "IB":
             found.append(observation.evidence)
+    found.extend(o.evidence for o in ctx.snapshot.observations("rdma-fabric-stated"))
     return found
 
 
@@ -173,6 +174,8 @@ def infiniband_present(ctx: CheckContext) -> bool | None:
         return bool(set(runtime.rdma_devices) - set(runtime.efa_devices or []))
     if any(o.value == "IB" for o in ctx.snapshot.observations("net-transport")):
         return True
+    if ctx.snapshot.observations("rdma-fabric-stated"):
+        return True  # a report's words: the machines have InfiniBand or RoCE
     return None
 
 

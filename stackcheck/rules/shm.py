@@ -32,6 +32,7 @@ class ShmTooSmall(Rule):
     name = "shm-too-small"
     family = "shm"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "/dev/shm is at the 64 MB container default"
     doc = RuleDoc(
         what="Checks /dev/shm's size (statvfs on a host, `df` in a report) and each container spec "
@@ -66,10 +67,17 @@ class ShmTooSmall(Rule):
             if _sets_shm(spec) or diagnostic_only(spec):
                 continue
             if spec.gpus or gpu_image(spec):
+                # NCCL's shared-memory transport joins GPUs of one container: with one GPU only
+                # DataLoader workers (if any) are left to need /dev/shm.
+                single = spec.gpu_count == 1
                 yield self.finding(
                     f"The {spec.kind} spec for {spec.image or 'the container'} sets no /dev/shm "
-                    "size and no host IPC: the container gets 64 MB.",
+                    "size and no host IPC: the container gets 64 MB"
+                    + (
+                        "; with one GPU only DataLoader workers would need more." if single else "."
+                    ),
                     spec_evidence(spec, "run", "image:")[:2],
+                    severity=Severity.INFO if single else None,
                 )
 
 

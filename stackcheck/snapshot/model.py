@@ -311,6 +311,7 @@ ObservationKind = Literal[
     "driver-library-mismatch",  # NVML / NVRM: user-space driver and kernel module differ
     "torch-cpu-only",  # "Torch not compiled with CUDA enabled": a CPU build asked for a GPU
     "fabric-manager-no-nvswitch",  # the fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO)
+    "rdma-fabric-stated",  # the report says its machines have InfiniBand or RoCE ("RoCE enabled")
 ]
 
 

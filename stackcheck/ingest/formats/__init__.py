@@ -7,6 +7,7 @@ from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.collect_env import CollectEnv
 from stackcheck.ingest.formats.compose import Compose
 from stackcheck.ingest.formats.conda_plan import CondaPlan
+from stackcheck.ingest.formats.container_cli_info import ContainerCliInfo
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
 from stackcheck.ingest.formats.df import Df
 from stackcheck.ingest.formats.docker_run import DockerRun
@@ -51,6 +52,7 @@ FORMATS: tuple[Format, ...] = (
     NvidiaSmiQuery(),
     NvidiaSmiTable(),
     Nvcc(),
+    ContainerCliInfo(),
     ProcDriverVersion(),
     CudaVersionFile(),
     EfaInstalledPackages(),

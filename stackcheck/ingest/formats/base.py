@@ -56,6 +56,25 @@ class Format(ABC):
         leaves out."""
 
 
+WRAP_MIN = 60  # a line this long may have been wrapped by a browser
+# A wrapped tail is a fragment of the line before, not the start of a sentence ("Getting this").
+_SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
+
+
+LONG_WORD = 40  # a browser moves a word this long to a line of its own, however short the line
+
+
+def wrapped_tail(line: Line, before: Line) -> bool:
+    """Whether ``line`` may be the tail of ``before`` that a browser wrapped: ``before`` is long,
+    or ``line`` is one long word (a path, a flag list), and ``line`` is no sentence of its own."""
+    word = line.text.strip()
+    return (
+        (len(before.text) >= WRAP_MIN or (len(word) >= LONG_WORD and " " not in word))
+        and not line.blank
+        and _SENTENCE.match(line.text) is None
+    )
+
+
 def continued(segment: Sequence[Line]) -> bool:
     """Whether the segment's last line ends in a shell line continuation."""
     return bool(segment) and segment[-1].text.rstrip().endswith("\\")

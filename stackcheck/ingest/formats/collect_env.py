@@ -24,7 +24,7 @@ from stackcheck.ingest.facts import (
     PlatformFact,
     toolkit_fact,
 )
-from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.base import Format, wrapped_tail
 from stackcheck.ingest.formats.env_dump import env_facts
 from stackcheck.ingest.formats.python_packages import package_line, settle, torch_fact
 from stackcheck.ingest.lines import Line
@@ -72,6 +72,7 @@ class CollectEnv(Format):
             or _GPU.match(text)
             or _ENV.match(text)
             or re.match(r"^(?:\s|/|\[\w+\]|=+$|-+$|\w+=|[A-Z]:\\)", text)
+            or (bool(segment) and wrapped_tail(line, segment[-1]))
         )
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:

@@ -24,7 +24,24 @@ class CondaPlan(Format):
     blank_ok = True
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        return line.text.startswith((" ", "-", "The following", "environment location", "Proceed"))
+        # conda indents its blocks; a block pasted flush left (lines.block_indents) reads the same.
+        text = line.text.lstrip()
+        return (
+            line.text.startswith(" ")
+            or text.startswith(
+                (
+                    "-",
+                    "The following",
+                    "environment location",
+                    "added / updated",
+                    "package",
+                    "Total:",
+                    "Proceed",
+                )
+            )
+            or _DOWNLOAD.match(text) is not None
+            or _INSTALL.match(text) is not None
+        )
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []

@@ -180,13 +180,31 @@ def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) 
         spec.volumes.append(value)
 
 
+# What the tail of a command wrapped before its image starts with: an option, or an image
+# reference (a registry path or a tag: a plain word is the next sentence).
+_TAIL = re.compile(r"^\s*(?:-{1,2}[\w-]|[\w.-]{1,200}[/:][\w./:@-]{1,300}(?:\s|$))")
+
+
+def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
+    """Whether ``line`` is the wrapped tail of a ``docker run`` line that names no image yet (a
+    browser wraps early before a long word: any length of line may have been wrapped)."""
+    if not line.text.strip():
+        return False
+    words = tokens(joined(segment))
+    if words and words[-1] in _VALUED:
+        return True  # the option's value went to the next line
+    return (
+        _TAIL.match(line.text) is not None and run_spec(joined(segment), segment)[0].image is None
+    )
+
+
 class DockerRun(Format):
     name = "docker_run"
     title = "docker run"
     anchor = _START
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        return continued(segment)
+        return continued(segment) or _wrapped_before_image(line, segment)
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         spec, facts = run_spec(joined(lines), lines)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from stackcheck import versions
 from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact, InstanceFact, ObservationFact
-from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.base import Format, wrapped_tail
 from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
@@ -124,9 +124,10 @@ def _ofi_facts(line: Line, text: str) -> list[Fact]:
 
 
 _LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b")
-WRAP_MIN = 60  # a line this long may have been wrapped by a browser
-# A wrapped tail is a fragment of a log line, not the start of a sentence ("Getting this error").
-_SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
+# Lines printed on their own, without the log prefix, never a wrapped tail: rank 0's version
+# (NCCL <= 2.1x prints it right after "Using network Socket"), nccl-tests' "#" header and
+# comment lines.
+_OWN_LINE = re.compile(r"^\s*(?:#|NCCL version \d)")
 
 
 def _log_line(text: str) -> bool:
@@ -136,11 +137,10 @@ def _log_line(text: str) -> bool:
 def _wraps(line: Line, before: Line) -> bool:
     """Whether ``line`` is the wrapped tail of the log line ``before``."""
     return (
-        len(before.text) >= WRAP_MIN
+        wrapped_tail(line, before)
         and not _log_line(line.text)
-        and not line.blank
         and _log_line(before.text)
-        and _SENTENCE.match(line.text) is None
+        and _OWN_LINE.match(line.text) is None
     )
 
 

@@ -3,19 +3,30 @@ NCCL_P2P_DISABLE =1"); such ``NAME=value`` statements are read, except inside th
 tools print (PyTorch's "consider passing CUDA_LAUNCH_BLOCKING=1", NCCL's "run with
 NCCL_DEBUG=INFO for details"), which are advice, not settings.
 
-Of the versions sentences state, only the driver's is read ("the driver is 535.104.05",
-"NVIDIA driver 550.54.15"): a driver release number cannot be mistaken for another component's,
-and a sentence that suggests a version ("upgrade to 550", "requires >= 535") is skipped. Other
-components named in prose ("NCCL 2.18", "CUDA 12.4") stay unread: the same sentence often names
-the installed version next to the wanted one, or a toolkit next to the driver's CUDA."""
+Of the versions sentences state, the driver's is read ("the driver is 535.104.05", "NVIDIA
+driver 550.54.15"): a driver release number cannot be mistaken for another component's; and
+PyTorch's with its build tag ("torch 2.1.0+cu118", "Torch 2.0.1+cu118" in a launcher's log),
+which names its build. A sentence that suggests a version ("upgrade to 550", "requires >= 535",
+"try torch 2.1.0+cu121") is skipped. Other components named in prose ("NCCL 2.18", "CUDA 12.4")
+stay unread: the same sentence often names the installed version next to the wanted one, or a
+toolkit next to the driver's CUDA.
+
+A sentence that says the program ran in a container ("I pulled the official docker image",
+"inside the container") is read as that, unless it speaks of building one: no GPU is attached
+during `docker build`, so what a build step saw says nothing about the running container.
+
+A sentence that says the machines have InfiniBand or RoCE ("the cluster now has RoCE enabled",
+"nodes connected by InfiniBand") is read as that, unless it denies, doubts or asks it ("no
+InfiniBand", "if you have RoCE", "... disables RoCE", a question)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, EnvFact, Fact
+from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact, ObservationFact
 from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
@@ -43,16 +54,69 @@ _SUGGESTION = re.compile(
 )
 
 
-def stated_versions(line: Line) -> list[Fact]:
-    """The driver version a sentence states as the one in use."""
-    found = _DRIVER.search(line.text)
-    if found is None or _SUGGESTION.search(line.text):
+_CONTAINER = re.compile(
+    r"\b(?:docker|podman|nvidia-docker)\s(?:image|container)s?\b|"
+    r"\b(?:in|inside|within)\s(?:the|a|my|this|our)\s(?:docker\s|podman\s)?container\b",
+    re.IGNORECASE,
+)
+_BUILDING = re.compile(r"\bbuil(?:d|ds|ding|t)\b|dockerfile", re.IGNORECASE)
+
+
+_FABRIC = re.compile(
+    r"\b(?:has|have|had|with|uses?|using|over|via|connected by|equipped with)\s"
+    r"(?:[\w-]{1,20}\s){0,3}?(InfiniBand|RoCE(?:\s?v2)?)\b|"
+    r"\b(InfiniBand|RoCE(?:\s?v2)?)\s(?:is\s|now\s){0,2}(?:enabled|network|cluster|fabric|"
+    r"interconnect|NICs?|HCAs?|adapters?|cards?)\b",
+    re.IGNORECASE,
+)
+_DOUBT = re.compile(
+    r"\b(?:no|not|without|never|if|whether|disabl\w{0,3}|instead of)\b|n't\b|\?", re.IGNORECASE
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
+
+
+def fabric_stated(line: Line) -> list[Fact]:
+    """InfiniBand or RoCE, where a sentence of the line says the machines have it."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _FABRIC.search(sentence)
+        if found is not None and not _DOUBT.search(sentence):
+            fabric = found.group(1) or found.group(2)
+            return [ObservationFact(line, "rdma-fabric-stated", fabric)]
+    return []
+
+
+def container_stated(line: Line) -> list[Fact]:
+    """That the reported process ran in a container, when the sentence says so."""
+    found = _CONTAINER.search(line.text)
+    if found is None or _BUILDING.search(line.text):
         return []
-    return [
-        ComponentFact(
-            line, ComponentName.DRIVER, version=found.group(1), properties={"stated": "prose"}
+    return [ContainerFact(line, found.group(0))]
+
+
+# PyTorch with its local version: the build tag says which build it is, whatever else the
+# sentence names ("torch 2.1.0+cu118", "PyTorch version 2.3.0+cpu").
+_TORCH = re.compile(
+    r"\b(?:py)?torch(?:\s?==?\s?|\s(?:version\s)?(?:is\s)?v?)"
+    r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?\+(?:cu\d{2,3}|cpu))\b",
+    re.IGNORECASE,
+)
+
+
+def stated_versions(line: Line) -> list[Fact]:
+    """The driver and the PyTorch build a sentence states as the ones in use."""
+    if _SUGGESTION.search(line.text):
+        return []
+    facts: list[Fact] = []
+    said = {"stated": "prose"}
+    if (found := _DRIVER.search(line.text)) is not None:
+        facts.append(
+            ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
         )
-    ]
+    if (found := _TORCH.search(line.text)) is not None:
+        torch = torch_fact(line, found.group(1))
+        torch.properties.update(said)
+        facts.append(torch)
+    return facts
 
 
 class Prose(Format):
@@ -66,7 +130,16 @@ class Prose(Format):
         return False
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        return [fact for line in lines for fact in (*settings(line), *stated_versions(line))]
+        return [
+            fact
+            for line in lines
+            for fact in (
+                *settings(line),
+                *stated_versions(line),
+                *container_stated(line),
+                *fabric_stated(line),
+            )
+        ]
 
 
 def settings(line: Line) -> list[Fact]:

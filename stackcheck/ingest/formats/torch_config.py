@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 
 from stackcheck.ingest.facts import ComponentFact, Fact
-from stackcheck.ingest.formats.base import Format
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.formats.base import Format, wrapped_tail
+from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.snapshot.model import ComponentName
 
 _CUDA = re.compile(r"^\s*-\s+CUDA Runtime (\d{1,2}\.\d{1,2})\s*$")
@@ -23,6 +23,20 @@ class TorchConfig(Format):
     title = "torch.__config__.show()"
     anchor = re.compile(r"^\s*PyTorch built with:\s*$")
     member = re.compile(r"^\s{1,8}-\s")
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        return self.joins(line) or (bool(segment) and wrapped_tail(line, segment[-1]))
+
+    def logical(self, lines: Sequence[Line]) -> list[Line]:
+        """Each item as printed: a line that is not an item is the wrapped tail of the one
+        before (the architecture flags run to hundreds of characters)."""
+        logical: list[Line] = []
+        for line in lines:
+            if logical and not self.joins(line) and not self.opens(line):
+                logical[-1] = joined_line(logical[-1], line)
+            else:
+                logical.append(line)
+        return logical
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
