@@ -19,8 +19,10 @@ class LibfabricNotEfaProvider(Rule):
     lowest = Severity.WARNING
     title = "aws-ofi-nccl runs over a libfabric provider other than EFA"
     doc = RuleDoc(
-        what="Reads the provider aws-ofi-nccl selected (`NET/OFI Selected Provider is tcp`) and "
-        "`FI_PROVIDER` where EFA is meant to be used.",
+        what="Reads the provider aws-ofi-nccl selected (`NET/OFI Selected Provider is tcp`), "
+        "`FI_PROVIDER` where EFA is meant to be used, and the EFA provider's own warning that it "
+        "dropped its device list because one verbs device failed to open "
+        "(`efa_device_construct_gid failed for device_idx 0, err=-2`; ofiwg/libfabric#12708).",
         why="The `tcp` (or `sockets`) provider moves NCCL's traffic over TCP: no OS bypass, no "
         "GPUDirect RDMA, a fraction of EFA's bandwidth, and no error (aws/aws-ofi-nccl#803).",
         example="`NET/OFI Selected Provider is tcp (found 1 nics)` in a container on p4d.24xlarge.",
@@ -32,6 +34,14 @@ class LibfabricNotEfaProvider(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         expected = efa_expected(ctx)
+        for aborted in ctx.snapshot.observations("efa-device-list-aborted")[:1]:
+            yield self.finding(
+                f"libfabric's EFA provider dropped every device because one verbs device could "
+                f"not be opened ({aborted.value}): no EFA provider, although EFA devices may be "
+                "there. Another RDMA device the process cannot open (a ConnectX NIC outside a "
+                "container's device list) is enough.",
+                [aborted.evidence],
+            )
         for provider in ctx.snapshot.observations("libfabric-provider"):
             if (provider.value or "").startswith("efa"):
                 continue
@@ -50,6 +60,13 @@ class LibfabricNotEfaProvider(Rule):
             )
 
 
+_LIBEFA_FIX = (
+    "Install the rdma-core that the EFA installer ships with this libfabric: run the installer "
+    "in the image's final stage (it upgrades rdma-core system-wide), not in a stage whose "
+    "/opt/amazon alone is copied."
+)
+
+
 class LibfabricTooOldObserved(Rule):
     id = "SC422"
     name = "libfabric-symbol-missing"
@@ -58,7 +75,8 @@ class LibfabricTooOldObserved(Rule):
     title = "The libfabric loaded lacks symbols a library needs"
     doc = RuleDoc(
         what="Reads loader errors such as `libfabric.so.1: version 'FABRIC_1.7' not found "
-        "(required by libnccl-net.so)`.",
+        "(required by libnccl-net.so)`, and `version 'EFA_1.4' not found (required by "
+        "libfabric.so.1)`: a libfabric newer than the rdma-core (libefa) beside it.",
         why="The library (usually the aws-ofi-nccl plugin) was built against a newer libfabric "
         "than the one the loader finds, so it cannot load: NCCL falls back to its own transport.",
         example="aws-ofi-nccl 1.9.0 from conda on a host whose /opt/amazon/efa libfabric is older "
@@ -73,10 +91,19 @@ class LibfabricTooOldObserved(Rule):
         for missing in ctx.snapshot.observations("libfabric-symbol-missing"):
             have = component_versions(ctx, "libfabric")
             shown = f" (libfabric {have[0][0]} in use)" if have else ""
+            # EFA_x.y versions are libefa's (rdma-core), which libfabric itself needs.
+            libefa = (missing.value or "").startswith("EFA_")
+            said = (
+                f"libefa (rdma-core) lacks symbol version {missing.value} that libfabric{shown} "
+                "needs: libfabric, and the plugin above it, cannot load."
+                if libefa
+                else f"libfabric lacks symbol version {missing.value}{shown}: the library that "
+                "needs it cannot load."
+            )
             yield self.finding(
-                f"libfabric lacks symbol version {missing.value}{shown}: the library that needs it "
-                "cannot load.",
+                said,
                 [missing.evidence, *(e for _, evidence in have[:1] for e in evidence)],
+                fix=_LIBEFA_FIX if libefa else None,
             )
 
 

@@ -48,7 +48,9 @@ class NcclTooOldForGpu(Rule):
     title = "NCCL older than the first release that supports the GPU"
     doc = RuleDoc(
         what="Compares each NCCL found with the first NCCL release the matrix names as "
-        "supporting the GPUs present (the release's `new_gpus`).",
+        "supporting the GPUs present (the release's `new_gpus`), and reads NCCL's own word "
+        "that its kernels need more shared memory than the GPU gives (`ncclMaxSharedMem 82240 "
+        "exceeds device/fn maxSharedMem 79856`), which a GPU newer than the NCCL build prints.",
         why="An NCCL that predates a GPU does not know its topology: on GB200 and GB300 NVL72 "
         "systems it cannot use the multi-node NVLink domain and falls back to slower paths, or "
         "misbehaves in ways NVIDIA does not support.",
@@ -60,6 +62,15 @@ class NcclTooOldForGpu(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("nccl-gpu-unsupported")
+        if said:
+            loaded = [(o.value, o.evidence) for o in ctx.snapshot.observations("nccl-loaded")]
+            named = f"NCCL {loaded[0][0]}" if loaded else "This NCCL"
+            yield self.finding(
+                f"{named} does not fit the GPU: {said[0].value}, so its collectives fail: the "
+                "release predates the GPU.",
+                [said[0].evidence, *(e for _, e in loaded[:1])],
+            )
         for gpu in ctx.gpus:
             first = ctx.matrix.nccl_first_for(gpu.known) if gpu.known else None
             if first is None:
@@ -67,7 +78,8 @@ class NcclTooOldForGpu(Rule):
             for nccl in ctx.installations(ComponentName.NCCL):
                 if ctx.version_at_least(nccl.version, first.version) is False:
                     yield self.finding(
-                        f"NCCL {nccl.version} at {nccl.path} predates support for the {gpu.name}, "
+                        f"NCCL {nccl.version}{f' at {nccl.path}' if nccl.path else ''} predates "
+                        f"support for the {gpu.name}, "
                         f"which starts with NCCL {first.version}.",
                         [*nccl.evidence, *gpu.evidence[:1]],
                         fix=f"Use NCCL {first.version} or later: {self.doc.fix}",

@@ -24,13 +24,16 @@ class NvlinkDown(Rule):
     id = "SC1105"
     name = "nvlink-down"
     family = "nvlink"
-    severity = Severity.WARNING
+    severity = Severity.ERROR
+    lowest = Severity.WARNING
     title = "NVLink links are down"
     doc = RuleDoc(
         what="Reads each GPU's NVLink link states (NVML `nvmlDeviceGetNvLinkState`, `nvidia-smi "
         "nvlink -s`) and reports links that are inactive, or fewer active links than the GPU "
         "model has (the matrix's `gpu_link`: 12 for A100 SXM4, 18 for H100/H200 SXM) on an "
-        "instance type whose GPUs share an NVLink domain, or where NVSwitches are on the bus.",
+        "instance type whose GPUs share an NVLink domain, or where NVSwitches are on the bus; "
+        "and NCCL's `P2P is disabled between NVLINK connected GPUs` (CUDA refuses peer access "
+        "over a link NCCL found), an error: NCCL stops there.",
         why="Each H100 link carries 50 GB/s of the GPU's 900 GB/s; a GPU with links down talks "
         "to its peers at a fraction of that, and NCCL's rings and trees through it slow the "
         "whole node's collectives. Nothing fails.",
@@ -52,6 +55,13 @@ class NvlinkDown(Rule):
         return None if link is None else link.nvlink_links
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for broken in ctx.snapshot.observations("nvlink-p2p-broken"):
+            yield self.finding(
+                f"NCCL found NVLink between {broken.value} but CUDA gives no peer-to-peer access "
+                "over it: a link or a GPU is faulty, and NCCL stops there.",
+                [broken.evidence],
+                severity=Severity.ERROR,
+            )
         for gpu in ctx.snapshot.hardware.gpus:
             if not gpu.nvlinks:
                 continue
@@ -69,9 +79,11 @@ class NvlinkDown(Rule):
                     f"{gpu_label(gpu)}: NVLink link{'s' if len(down) > 1 else ''} "
                     f"{', '.join(map(str, down))} down; {active} of {len(gpu.nvlinks)} active.",
                     [*evidence[:2], *gpu.evidence[:1]],
+                    severity=Severity.WARNING,
                 )
             elif expected is not None and active < expected:
                 yield self.finding(
                     f"{gpu_label(gpu)}: {active} NVLink links active, the model has {expected}.",
                     gpu.evidence[:1],
+                    severity=Severity.WARNING,
                 )

@@ -312,6 +312,9 @@ ObservationKind = Literal[
     "torch-cpu-only",  # "Torch not compiled with CUDA enabled": a CPU build asked for a GPU
     "fabric-manager-no-nvswitch",  # the fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO)
     "rdma-fabric-stated",  # the report says its machines have InfiniBand or RoCE ("RoCE enabled")
+    "nccl-gpu-unsupported",  # NCCL's kernels need more shared memory than the GPU gives
+    "nvlink-p2p-broken",  # NCCL: P2P is disabled between NVLink-connected GPUs
+    "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device
 ]
 
 

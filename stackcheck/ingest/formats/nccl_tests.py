@@ -11,7 +11,7 @@ from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 
 _RANK = re.compile(
-    r"^#\s{1,4}Rank\s{1,4}\d{1,6}.{0,60}? on\s{1,4}(\S{1,80}) device\s{1,4}(\d{1,3})\s{1,4}"
+    r"^#\s{0,4}Rank\s{1,4}\d{1,6}.{0,60}? on\s{1,4}(\S{1,80}) device\s{1,4}(\d{1,3})\s{1,4}"
     r"\[[^\]]{1,20}\]\s{1,4}(\S.{0,80}?)\s*$"
 )
 
@@ -19,13 +19,13 @@ _RANK = re.compile(
 class NcclTests(Format):
     name = "nccl_tests"
     title = "nccl-tests output"
-    anchor = re.compile(r"^#\s{1,4}(?:nThread \d|Using devices)")
+    anchor = re.compile(r"^#\s{0,4}(?:nThread \d|Using devices)")
     blank_ok = False
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         # The result table follows the header: sizes, then "# Avg bus bandwidth".
         return bool(
-            re.match(r"^#(?:\s|$)", line.text)
+            re.match(r"^#(?:\s|$|Rank\s|Using devices)", line.text)
             or re.match(r"^\s{0,12}\d{1,12}\s{1,12}\d", line.text)
         )
 

@@ -1,0 +1,126 @@
+"""Triage of NCCL, network-path and hardware-path messages, independent of the report corpus.
+Every line is copied from the public thread named beside it (read 2026-12-03); where a test
+needs a neighbour that the thread does not print, it says what it changed and why."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.matrix.index import MatrixIndex
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f for f in report.findings}
+
+
+# NVIDIA/nccl#1637: NCCL 2.25.1 on a GeForce RTX 5090.
+SMEM_LOG = """\
+localhost:11326:11326 [0] NCCL INFO NCCL version 2.25.1+cuda12.2
+localhost:11344:11344 [1] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856
+"""
+
+# NVIDIA/nccl-tests#291: nccl-tests' header without spaces after '#', then NCCL's version.
+NCCL_TESTS_5090 = (
+    (
+        "#nThread 1 nGpus 1 minBytes 33554432 maxBytes 33554432 step: 1048576(bytes) warmup iters: "
+        "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+    )
+    + """\
+#Using devices
+#Rank 0 Group 0 Pid 12225 on node device 0 [0000:16:00] NVIDIA GeForce RTX 5090
+node:12225:12225 [0] NCCL INFO cudaDriverVersion 12080
+node:12225:12225 [0] NCCL INFO NCCL version 2.25.1+cuda12.4
+"""
+)
+
+
+def test_nccl_shared_memory_line_says_the_nccl_predates_the_gpu(matrix: Matrix) -> None:
+    found = findings(matrix, SMEM_LOG)["SC312"]
+    assert found.severity is Severity.WARNING
+    assert found.message.startswith(
+        "NCCL 2.25.1 does not fit the GPU: NCCL's kernels need 82240 bytes of shared memory, "
+        "the GPU gives 79856"
+    )
+    assert (found.evidence[0].detail or "").endswith("maxSharedMem 79856")
+
+
+def test_rtx_5090_needs_nccl_2_26_2(matrix: Matrix) -> None:
+    found = findings(matrix, NCCL_TESTS_5090)["SC312"]
+    assert found.message == (
+        "NCCL 2.25.1 predates support for the NVIDIA GeForce RTX 5090, which starts with "
+        "NCCL 2.26.2."
+    )
+    # The release that fixed it (the same header, NCCL 2.26.2 as the fix was verified with).
+    fixed = NCCL_TESTS_5090.replace("2.25.1+cuda12.4", "2.26.2+cuda12.8")
+    assert "SC312" not in findings(matrix, fixed)
+
+
+def test_b200_first_supported_by_nccl_2_25_1(matrix: Matrix) -> None:
+    index = MatrixIndex(matrix)
+    gpu = index.gpu("B200")
+    assert gpu is not None
+    first = index.nccl_first_for(gpu)
+    assert first is not None and first.version == "2.25.1"
+    gb200 = index.gpu("GB200")
+    assert gb200 is not None
+    first = index.nccl_first_for(gb200)
+    assert first is not None and first.version == "2.27.5"  # not B200's: GB200 came later
+
+
+def test_p2p_disabled_between_nvlink_gpus_is_an_nvlink_error(matrix: Matrix) -> None:
+    # NVIDIA/nccl#2329
+    text = (
+        "P2P is disabled between NVLINK connected GPUs 1 and 0. This should not be the case "
+        "given their connectivity, and is probably due to a hardware issue. If you still want "
+        "to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.\n"
+    )
+    found = findings(matrix, text)["SC1105"]
+    assert found.severity is Severity.ERROR
+    assert "GPUs 1 and 0" in found.message
+
+
+def test_libfabric_sync_memops_failure_is_a_cuda_registration_failure(matrix: Matrix) -> None:
+    # awslabs/awsome-distributed-ai#278
+    text = (
+        "libfabric:652244:1713524816::core:core:cuda_set_sync_memops():207<warn> Failed to "
+        "perform cuPointerSetAttribute: CUDA_ERROR_NOT_SUPPORTED:operation not supported\n"
+        "libfabric:652244:1713524816::efa:mr:efa_mr_hmem_setup():254<warn> unable to set "
+        "memops for cuda ptr\n"
+    )
+    found = findings(matrix, text)
+    assert found["SC423"].severity is Severity.ERROR
+
+
+def test_libefa_symbol_missing_names_rdma_core(matrix: Matrix) -> None:
+    # PrimeIntellect-ai/prime-rl#3454
+    text = (
+        "`libfabric` needs a newer `libefa.so.1` (symbol version `EFA_1.4`) than this image's "
+        "own apt-installed rdma-core provides, so NCCL fails to load the OFI plugin: `version "
+        "'EFA_1.4' not found`.\n"
+    )
+    found = findings(matrix, text)["SC422"]
+    assert found.message.startswith(
+        "libefa (rdma-core) lacks symbol version EFA_1.4 that libfabric needs"
+    )
+    assert found.fix is not None and "rdma-core" in found.fix
+
+
+def test_efa_device_list_aborted_by_one_unopenable_device(matrix: Matrix) -> None:
+    # ofiwg/libfabric#12708
+    text = (
+        "libfabric:...:efa:ep_data:efa_device_construct_gid():47<warn> ibv_open_device failed! "
+        "errno: 2\n"
+        "libfabric:...:efa:fabric:efa_device_list_initialize():302<warn> "
+        "efa_device_construct_gid failed for device_idx 0, err=-2\n"
+        "libfabric:...:core:core:fi_getinfo_():1391<warn> fi_getinfo: provider efa output empty "
+        "list\n"
+    )
+    found = findings(matrix, text)["SC421"]
+    assert "dropped every device" in found.message and "err=-2" in found.message
+    # -95 (-EOPNOTSUPP) is how the provider skips a non-EFA device: the same line with the code
+    # libfabric's efa_device_list_initialize() passes over.
+    skipped = text.replace("err=-2", "err=-95")
+    assert "SC421" not in findings(matrix, skipped)
