@@ -124,3 +124,21 @@ def test_efa_device_list_aborted_by_one_unopenable_device(matrix: Matrix) -> Non
     # libfabric's efa_device_list_initialize() passes over.
     skipped = text.replace("err=-2", "err=-95")
     assert "SC421" not in findings(matrix, skipped)
+
+
+# hiyouga/LlamaFactory#6111: NCCL's lines as the reporter pasted them, joined on one line.
+IB_HCA_NO_DEVICE = (
+    "> > [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0. [0] NCCL INFO NCCL_IB_HCA set "
+    "to mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 [0] NCCL INFO "
+    "NET/IB : No device found. [0] NCCL INFO NET/Socket : Using [0]eth0:10.47.14.218<0> [0] "
+    "NCCL INFO Using non-device net plugin version 0 [0] NCCL INFO Using network Socket\n"
+)
+
+
+def test_sockets_where_nccl_ib_hca_names_hcas_is_a_fallback_warning(matrix: Matrix) -> None:
+    found = findings(matrix, IB_HCA_NO_DEVICE)["SC413"]
+    assert found.severity is Severity.WARNING
+    assert found.message.endswith("NCCL_IB_HCA names the InfiniBand or RoCE HCAs to use.")
+    # An NCCL_IB_HCA that only excludes HCAs says nothing about wanting them.
+    excluded = IB_HCA_NO_DEVICE.replace("set to mlx5_0:1", "set to ^mlx5_0:1")
+    assert "SC413" not in findings(matrix, excluded)

@@ -37,10 +37,12 @@ _PROMPT = re.compile(
 )
 _REPL = re.compile(r"^(?:>>>|\.\.\.|In \[\d{1,5}\]:)\s")
 # Several NCCL lines pasted as one (a browser or a log shipper joined them): split before each
-# "host:pid:tid [rank] NCCL INFO" or, without that prefix, before each "NCCL INFO".
+# "host:pid:tid [rank] NCCL INFO", before each "[rank] NCCL INFO" (the host cut away) or,
+# without either prefix, before each "NCCL INFO".
 _NCCL_LEVEL = r"NCCL (?:INFO|WARN|TRACE|ERROR) "
 _JOINED = re.compile(
     rf"\s{{1,8}}(?=[\w.-]{{1,64}}:\d{{1,9}}:\d{{1,9}} \[\d{{1,4}}\] {_NCCL_LEVEL})|"
+    rf"\s{{1,8}}(?=\[\d{{1,4}}\] {_NCCL_LEVEL})|"
     rf"(?<![\]:])\s{{1,8}}(?={_NCCL_LEVEL})"
 )
 

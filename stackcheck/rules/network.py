@@ -10,6 +10,7 @@ from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import (
     efa_expected,
     efa_invisible,
+    infiniband_named,
     infiniband_present,
     nccl_in_use,
     passes_efa,
@@ -210,13 +211,19 @@ class NcclSocketFallback(Rule):
 
     def _off_infiniband(self, ctx: CheckContext, sockets: list[Observation]) -> Iterable[Finding]:
         """NCCL on sockets where the machines have InfiniBand or RoCE (non-EFA RDMA devices, or
-        the report's words): a warning, as the text may not show why (NCCL_IB_DISABLE, no
-        libibverbs in the container, an HCA left out by NCCL_IB_HCA)."""
-        if not sockets or not infiniband_present(ctx):
+        the report's words), or where NCCL_IB_HCA names the HCAs to use: a warning, as the text
+        may not show why (NCCL_IB_DISABLE, no libibverbs in the container, RDMA not enabled, an
+        HCA left out by NCCL_IB_HCA)."""
+        named = infiniband_named(ctx)
+        if not sockets or not (infiniband_present(ctx) or named):
             return
         yield self.finding(
-            "NCCL runs inter-node traffic over TCP sockets although the machines have InfiniBand "
-            "or RoCE.",
-            [*(o.evidence for o in sockets[:1]), *rdma_expected(ctx)[:2]],
+            "NCCL runs inter-node traffic over TCP sockets although "
+            + (
+                "the machines have InfiniBand or RoCE."
+                if infiniband_present(ctx)
+                else "NCCL_IB_HCA names the InfiniBand or RoCE HCAs to use."
+            ),
+            [*(o.evidence for o in sockets[:1]), *(rdma_expected(ctx)[:2] or named)],
             severity=Severity.WARNING,
         )

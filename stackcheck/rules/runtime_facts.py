@@ -179,6 +179,19 @@ def infiniband_present(ctx: CheckContext) -> bool | None:
     return None
 
 
+# An HCA an NCCL_IB_HCA setting selects (not one it excludes with a leading '^'): Mellanox/NVIDIA
+# mlx4/mlx5, Broadcom bnxt_re, Intel irdma, Alibaba erdma, Cornelis hfi1.
+_HCA_NAMED = re.compile(r"^[^^]{0,400}?\b(?:mlx\d|bnxt_re|irdma|erdma|hfi\d)", re.IGNORECASE)
+
+
+def infiniband_named(ctx: CheckContext) -> list[Evidence]:
+    """NCCL_IB_HCA naming InfiniBand or RoCE HCAs: whoever set it means NCCL to use them."""
+    var = ctx.snapshot.env.get("NCCL_IB_HCA")
+    if var is None or not _HCA_NAMED.search(var.value):
+        return []
+    return [var.evidence]
+
+
 def component_versions(ctx: CheckContext, component: str) -> list[tuple[str, list[Evidence]]]:
     """Versions of ``ofi-nccl``, ``libfabric``, ``efa-installer`` or ``nccl`` in use, each with
     where it was read; the EFA installer's bundled versions (matrix) stand in when the snapshot

@@ -132,9 +132,9 @@ class Prose(Format):
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         return [
             fact
-            for line in lines
+            for at, line in enumerate(lines)
             for fact in (
-                *settings(line),
+                *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
                 *container_stated(line),
                 *fabric_stated(line),
@@ -142,12 +142,14 @@ class Prose(Format):
         ]
 
 
-def settings(line: Line) -> list[Fact]:
-    """The ``NAME=value`` settings a sentence states."""
+def settings(line: Line, before: str = "") -> list[Fact]:
+    """The ``NAME=value`` settings a sentence states. ``before`` is the paragraph's previous
+    line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint."""
     facts: list[Fact] = []
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
-        if not is_recorded(name) or _HINT.search(line.text[: found.start()] + name):
+        lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
+        if not is_recorded(name) or _HINT.search(lead + name):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
     return facts
