@@ -142,3 +142,25 @@ def test_sockets_where_nccl_ib_hca_names_hcas_is_a_fallback_warning(matrix: Matr
     # An NCCL_IB_HCA that only excludes HCAs says nothing about wanting them.
     excluded = IB_HCA_NO_DEVICE.replace("set to mlx5_0:1", "set to ^mlx5_0:1")
     assert "SC413" not in findings(matrix, excluded)
+
+
+# NVIDIA/nccl#709: a network test from one DGX A100, P2P and SHM off to force the NICs.
+NETWORK_TEST = (
+    "mpirun -np 8 -x NCCL_P2P_DISABLE=1 -x NCCL_NET=IB -x NCCL_SHM_DISABLE=1 -x "
+    "NCCL_IB_GID_INDEX=3 -x NCCL_TOPO_FILE=~/custom_topo.txt -x "
+    "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 -x NCCL_DEBUG=INFO -x NCCL_DEBUG_SUBSYS=ALL "
+    "~/nccl-tests/build/all_reduce_perf -b 1M -e 1M -f 2 -g 1 -c 1 -n 200 -w 200 -z 0\n"
+)
+
+
+def test_a_network_test_that_forces_the_nics_is_only_advice(matrix: Matrix) -> None:
+    report = check(read_report(NETWORK_TEST, "pasted").snapshot, matrix)
+    assert {f.id: f.severity for f in report.findings} == {
+        "SC601": Severity.INFO,
+        "SC606": Severity.INFO,
+    }
+    # The same settings without NCCL_NET: a workaround left in place, the usual warning.
+    kept = NETWORK_TEST.replace("-x NCCL_NET=IB ", "")
+    found = findings(matrix, kept)
+    assert found["SC601"].severity is Severity.WARNING
+    assert found["SC606"].severity is Severity.WARNING

@@ -15,7 +15,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.models import EnvVarAdvice
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import component_versions, infiniband_present, satisfies
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.model import EnvVar, Evidence
 
 _TRUE = ("1", "true", "yes", "on")
 NGC_IMAGE = re.compile(r"(?:^|/)nvcr\.io/nvidia/")
@@ -25,14 +25,28 @@ def _is_true(ctx: CheckContext, name: str) -> bool:
     return (ctx.snapshot.env_value(name) or "").strip().lower() in _TRUE
 
 
+def _network_test(ctx: CheckContext) -> EnvVar | None:
+    """NCCL_NET, where P2P and SHM are both off beside it: every transfer, inside a node too,
+    goes over the NICs, which is how a network is measured from one node; None otherwise."""
+    network = ctx.snapshot.env.get("NCCL_NET")
+    if network is None or not network.value.strip():
+        return None
+    if _is_true(ctx, "NCCL_P2P_DISABLE") and _is_true(ctx, "NCCL_SHM_DISABLE"):
+        return network
+    return None
+
+
 class NcclTransportDisabled(Rule):
     id = "SC601"
     name = "nccl-p2p-or-shm-disabled"
     family = "env-vars"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "NCCL's peer-to-peer or shared-memory transport is turned off"
     doc = RuleDoc(
-        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1.",
+        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1. Both together with NCCL_NET "
+        "naming a network send every transfer, inside a node too, over the NICs: that is how "
+        "a network is measured from one node, so it is an info.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -44,16 +58,27 @@ class NcclTransportDisabled(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        network = _network_test(ctx)
         for name, path in (
             ("NCCL_P2P_DISABLE", "NVLink/PCIe peer-to-peer"),
             ("NCCL_SHM_DISABLE", "shared-memory"),
         ):
-            if _is_true(ctx, name):
+            if not _is_true(ctx, name):
+                continue
+            said = (
+                f"{name}={ctx.snapshot.env_value(name)} turns off NCCL's {path} transport "
+                "between GPUs of one node"
+            )
+            if network is not None:
                 yield self.finding(
-                    f"{name}={ctx.snapshot.env_value(name)} turns off NCCL's {path} transport "
-                    "between GPUs of one node.",
-                    [ctx.snapshot.env[name].evidence],
+                    f"{said}; with P2P and SHM both off and NCCL_NET={network.value}, every "
+                    "transfer goes over the NICs, as a network test wants. Remove them from a "
+                    "training job.",
+                    [ctx.snapshot.env[name].evidence, network.evidence],
+                    severity=Severity.INFO,
                 )
+            else:
+                yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])
 
 
 class NcclIbDisabled(Rule):
@@ -230,9 +255,11 @@ class NcclDebugVerbose(Rule):
     name = "nccl-debug-verbose"
     family = "env-vars"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "NCCL logs everything"
     doc = RuleDoc(
-        what="Flags NCCL_DEBUG=INFO together with NCCL_DEBUG_SUBSYS=ALL, and NCCL_DEBUG=TRACE.",
+        what="Flags NCCL_DEBUG=INFO together with NCCL_DEBUG_SUBSYS=ALL, and NCCL_DEBUG=TRACE "
+        "(an info in a network test: NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 with NCCL_NET).",
         why="Every rank logs every operation: gigabytes per hour (10-12 GB per 30 min in "
         "goodfire-ai/spd#889), slower steps and full disks. NCCL_DEBUG=INFO alone, which logs "
         "setup, is fine.",
@@ -247,13 +274,20 @@ class NcclDebugVerbose(Rule):
         subsys = (ctx.snapshot.env_value("NCCL_DEBUG_SUBSYS") or "").upper()
         if level == "TRACE" or (level == "INFO" and "ALL" in subsys.split(",")):
             shown = f"NCCL_DEBUG={level}" + (f" with NCCL_DEBUG_SUBSYS={subsys}" if subsys else "")
+            testing = _network_test(ctx) is not None
             yield self.finding(
-                f"{shown} logs every operation of every rank.",
+                f"{shown} logs every operation of every rank"
+                + (
+                    " (in a network test, as here, on purpose; never in a training job)."
+                    if testing
+                    else "."
+                ),
                 [
                     ctx.snapshot.env[n].evidence
                     for n in ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS")
                     if n in ctx.snapshot.env
                 ],
+                severity=Severity.INFO if testing else None,
             )
 
 
