@@ -164,3 +164,20 @@ def test_a_network_test_that_forces_the_nics_is_only_advice(matrix: Matrix) -> N
     found = findings(matrix, kept)
     assert found["SC601"].severity is Severity.WARNING
     assert found["SC606"].severity is Severity.WARNING
+
+
+def test_ib_completion_error_4_points_at_acs(matrix: Matrix) -> None:
+    # NVIDIA/nccl#928 (its title: the WARN line)
+    line = (
+        "NCCL WARN NET/IB : Got completion from peer fe80::966d:ae03:8b:df54%ib0<33397> with "
+        "error 4, opcode 32611, len 32611, vendor err 81 (Send)\n"
+    )
+    found = findings(matrix, line)["SC1125"]
+    assert found.severity is Severity.WARNING
+    assert "local protection error" in found.message
+    # NVIDIA/nccl#709: error 12 (retry exceeded) is the network's, not ACS's.
+    other = (
+        "g1lmd5:3684924:3685085 [0] transport/net_ib.cc:840 NCCL WARN NET/IB : Got completion "
+        "with error 12, opcode 32736, len 32736, vendor err 129\n"
+    )
+    assert "SC1125" not in findings(matrix, other)

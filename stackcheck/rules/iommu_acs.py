@@ -18,6 +18,10 @@ NCCL_ACS = (
     "in passthrough)"
 )
 NCCL_ISSUES = "NVIDIA/nccl#631 and #304 (P2P hangs and low bandwidth with ACS enabled)"
+NCCL_IB_ERROR_4 = (
+    "https://github.com/NVIDIA/nccl/issues/928 (sjeaugey, 2023-07-31: 'IB error 4 is usually due "
+    "to ACS being enabled and breaking GPU Direct RDMA protocol')"
+)
 
 
 def _bare_metal_gpus(ctx: CheckContext) -> bool:
@@ -37,7 +41,9 @@ class AcsRedirect(Rule):
         "GPUs and EFA devices (the ACS extended capability in `/sys/bus/pci/devices/*/config`, "
         "readable by root, or `ACSCtl:` of the bridges in a pasted `lspci -vv`) and reports "
         "bridges with P2P Request or Completion Redirect set. Where whether the host is bare "
-        "metal is not known (a pasted `lspci -vv`), it is reported as info.",
+        "metal is not known (a pasted `lspci -vv`), it is reported as info. Also reads NCCL's "
+        "InfiniBand completion error 4 (`IBV_WC_LOC_PROT_ERR`), which NCCL's maintainers trace "
+        "to ACS in most cases (NVIDIA/nccl#928).",
         why="With redirection on, every peer-to-peer transfer between GPUs, or between a GPU "
         "and its NIC, goes up to the root complex and back instead of across the PCIe switch: "
         "NCCL's P2P and GPUDirect RDMA bandwidth drop sharply, or transfers hang; people then "
@@ -47,10 +53,17 @@ class AcsRedirect(Rule):
         "CmpltRedir+` in `lspci -vv`.",
         fix="Disable ACS in the BIOS, or clear it at boot: `setpci -s BRIDGE ECAP_ACS+6.w=0000` "
         "for each bridge (NCCL's troubleshooting guide has a script).",
-        references=(NCCL_ACS, NCCL_ISSUES),
+        references=(NCCL_ACS, NCCL_ISSUES, NCCL_IB_ERROR_4),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for error in ctx.snapshot.observations("ib-local-protection-error")[:1]:
+            yield self.finding(
+                "The InfiniBand NIC got a local protection error (completion error 4) on NCCL's "
+                "buffers: in most cases PCIe ACS on the GPU-NIC path breaking GPUDirect RDMA. "
+                "NCCL_NET_GDR_LEVEL=0 confirms it (the error goes, and bandwidth with it).",
+                [error.evidence],
+            )
         hardware = ctx.snapshot.hardware
         if hardware.bare_metal is False or not any(d.kind == "gpu" for d in hardware.devices):
             return

@@ -315,6 +315,7 @@ ObservationKind = Literal[
     "nccl-gpu-unsupported",  # NCCL's kernels need more shared memory than the GPU gives
     "nvlink-p2p-broken",  # NCCL: P2P is disabled between NVLink-connected GPUs
     "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device
+    "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
 ]
 
 
