@@ -9,6 +9,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.matrix.index import MatrixIndex
+from stackcheck.snapshot.model import ComponentName
 
 
 def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
@@ -181,3 +182,23 @@ def test_ib_completion_error_4_points_at_acs(matrix: Matrix) -> None:
         "with error 12, opcode 32736, len 32736, vendor err 129\n"
     )
     assert "SC1125" not in findings(matrix, other)
+
+
+def test_the_nccl_issue_forms_version_field_names_the_nccl(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1852: the form's "NCCL Version" answer, then its platform details.
+    text = """\
+### NCCL Version
+
+2.27.5+cuda12.4+driver verson:570.148.08
+
+### Your platform details
+
+root@sw-lab-ylf157:~/shaochuang/nccl# nvidia-smi
+"""
+    snapshot = read_report(text, "pasted").snapshot
+    assert [(i.version, i.cuda) for i in snapshot.installations(ComponentName.NCCL)] == [
+        ("2.27.5", "12.4")
+    ]
+    # An answer that names no version (the form's field is free text) reads nothing.
+    vague = text.replace("2.27.5+cuda12.4+driver verson:570.148.08", "latest")
+    assert read_report(vague, "pasted").snapshot.installations(ComponentName.NCCL) == []

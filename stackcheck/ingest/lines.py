@@ -27,7 +27,7 @@ _PREFIXES = (
     re.compile(r"^\[\d{4}-\d\d-\d\d[ T][\d:.,]{5,20}\]\s?"),  # [2025-10-16 22:16:08]
     re.compile(r"^\(\w{1,64} pid=\d{1,9}(?:, ip=[\d.]{1,40})?\)\s?"),  # Ray actors
     re.compile(r"^\[\d{1,6}\](?:<\w{1,10}>)?:?\s?(?=\S)"),  # MPI rank tags: [0]:  [1]
-    re.compile(r"^>(?!>)\s?"),  # Markdown quote, not a Python prompt
+    re.compile(r"^ {0,3}>(?!>)\s?"),  # Markdown quote (up to 3 spaces before), not a prompt
 )
 # "$ cmd", "user:~$ cmd", "(env) [0] me@host:~/dir $ cmd", "[me@host ~]$ cmd", "root@box:/# cmd";
 # a bare "# " is not a prompt (conda and nccl-tests print comment lines).
@@ -85,10 +85,22 @@ def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
     return text.rstrip(), command
 
 
+# A "host:pid:tid" that a split before its "[rank] NCCL INFO" left on its own.
+_PREFIX_ONLY = re.compile(r"^\s*[\w.-]{1,64}:\d{1,9}:\d{1,9}\s*$")
+
+
 def _pieces(cleaned: str) -> list[str]:
     if cleaned.count("NCCL ") < 2:
         return [cleaned]
-    return [piece for piece in _JOINED.split(cleaned) if piece.strip()] or [cleaned]
+    pieces: list[str] = []
+    for piece in _JOINED.split(cleaned):
+        if not piece.strip():
+            continue
+        if pieces and _PREFIX_ONLY.match(pieces[-1]):
+            pieces[-1] = f"{pieces[-1].strip()} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces or [cleaned]
 
 
 # A Markdown table, outside a code block: a header row, then a rule of dashes (``|---|:--:|``).

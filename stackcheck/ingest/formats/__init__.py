@@ -21,6 +21,7 @@ from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
 from stackcheck.ingest.formats.ibv_devinfo import IbvDevinfo
+from stackcheck.ingest.formats.issue_form import IssueFormNcclVersion
 from stackcheck.ingest.formats.kernel_log import KernelLog
 from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
@@ -80,6 +81,7 @@ FORMATS: tuple[Format, ...] = (
     NvidiaSmiTopo(),
     Lspci(),
     FiInfoVerbose(),
+    IssueFormNcclVersion(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

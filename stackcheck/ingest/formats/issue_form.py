@@ -1,0 +1,49 @@
+"""A GitHub issue form's version field, as GitHub renders the answer: the field's label as a
+`### ` heading, the answer on the next non-blank line. NVIDIA/nccl's issue form asks for `NCCL
+Version` (.github/ISSUE_TEMPLATE/ISSUE.yaml, placeholder "e.g. 2.27.1+cuda12.8"); the answer is
+the version the reporter runs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stackcheck.ingest.facts import ComponentFact, Fact
+from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.lines import Line
+from stackcheck.snapshot.model import ComponentName
+
+# The answer starts with the version: "2.27.5+cuda12.4+driver ...", "v2.23.4-1", "2.18.3".
+_ANSWER = re.compile(
+    r"^\s*(?:NCCL\s)?v?(\d{1,2}\.\d{1,3}\.\d{1,3})(?:-\d{1,2})?(?:\+cuda(\d{1,2}\.\d{1,2}))?\b",
+    re.IGNORECASE,
+)
+
+
+class IssueFormNcclVersion(Format):
+    name = "issue_form_nccl_version"
+    title = "issue form (NCCL Version)"
+    anchor = re.compile(r"^#{2,4}\s?NCCL Version\s*$", re.IGNORECASE)
+    blank_ok = True
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        # The heading, blank lines, and the one answer line under it.
+        return not line.text.startswith("#") and all(s.blank for s in segment[1:])
+
+    def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        for line in lines[1:]:
+            if line.blank:
+                continue
+            found = _ANSWER.match(line.text)
+            if found is None:
+                return []
+            return [
+                ComponentFact(
+                    line,
+                    ComponentName.NCCL,
+                    version=found.group(1),
+                    cuda=found.group(2),
+                    properties={"stated": "issue form"},
+                )
+            ]
+        return []
