@@ -202,3 +202,25 @@ root@sw-lab-ylf157:~/shaochuang/nccl# nvidia-smi
     # An answer that names no version (the form's field is free text) reads nothing.
     vague = text.replace("2.27.5+cuda12.4+driver verson:570.148.08", "latest")
     assert read_report(vague, "pasted").snapshot.installations(ComponentName.NCCL) == []
+
+
+def test_p2p_bandwidth_latency_test_names_the_gpus(matrix: Matrix) -> None:
+    # NVIDIA/nccl#257 (vmarkovtsev, 2019-10-02): the CUDA sample's output after the IOMMU fix.
+    text = """\
+Device: 0, GeForce GTX 1080 Ti, pciBusID: 2, pciDeviceID: 0, pciDomainID:0
+Device: 1, GeForce GTX 1080 Ti, pciBusID: 3, pciDeviceID: 0, pciDomainID:0
+Device=0 CAN Access Peer Device=1
+Device=0 CANNOT Access Peer Device=2
+
+P2P Connectivity Matrix
+     D\\D     0     1     2     3
+     0       1     1     0     0
+"""
+    triage = read_report(text, "pasted")
+    assert [p.segment.format.name for p in triage.segments] == ["p2p_bandwidth_test"]
+    assert [(g.index, g.name) for g in triage.snapshot.gpus.devices] == [
+        (0, "GeForce GTX 1080 Ti"),
+        (1, "GeForce GTX 1080 Ti"),
+    ]
+    # No peer access between some GPUs is no finding: they sit under different root complexes.
+    assert [f.id for f in check(triage.snapshot, matrix).findings] == ["SC901"]

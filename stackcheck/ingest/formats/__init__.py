@@ -35,6 +35,7 @@ from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
 from stackcheck.ingest.formats.nvidia_smi_topo import NvidiaSmiTopo
 from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
+from stackcheck.ingest.formats.p2p_test import P2pBandwidthTest
 from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
 from stackcheck.ingest.formats.prose import Prose
@@ -82,6 +83,7 @@ FORMATS: tuple[Format, ...] = (
     Lspci(),
     FiInfoVerbose(),
     IssueFormNcclVersion(),
+    P2pBandwidthTest(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
