@@ -224,3 +224,13 @@ P2P Connectivity Matrix
     ]
     # No peer access between some GPUs is no finding: they sit under different root complexes.
     assert [f.id for f in check(triage.snapshot, matrix).findings] == ["SC901"]
+
+
+def test_old_aws_ofi_nccl_announces_itself_with_using() -> None:
+    # aws/aws-ofi-nccl#161 (1.3.0aws) and #801 (1.6.0): before 1.7 the plugin printed "Using".
+    text = (
+        "algo-1:462:462 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.3.0aws\n"
+        "[0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.6.0\n"
+    )
+    plugins = read_report(text, "pasted").snapshot.installations(ComponentName.OFI_NCCL)
+    assert sorted(p.version or "" for p in plugins) == ["1.3.0", "1.6.0"]

@@ -32,7 +32,9 @@ _NCCL_VERSION = re.compile(
     r"\bNCCL version (\d{1,2}\.\d{1,3}\.\d{1,3})(?:[\w.-]{0,20}\+cuda(\d{1,2}\.\d{1,2}))?"
 )
 _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
-_OFI = re.compile(r"NET/OFI Initializing aws-ofi-nccl (\d{1,2}\.\d{1,3}\.\d{1,3})")
+# "Initializing aws-ofi-nccl 1.7.4-aws" from 1.7; "Using aws-ofi-nccl 1.6.0" (or "1.3.0aws")
+# before (the plugin's PACKAGE_STRING, aws/aws-ofi-nccl at v1.3.0-aws, v1.6.0, v1.7.4-aws).
+_OFI = re.compile(r"NET/OFI (?:Initializing|Using) aws-ofi-nccl (\d{1,2}\.\d{1,3}\.\d{1,3})")
 _LIBFABRIC = re.compile(r"NET/OFI Using Libfabric version (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
 _PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
 _NETWORK = re.compile(r"\bUsing network ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
