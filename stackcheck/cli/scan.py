@@ -4,8 +4,10 @@ host it is meant for."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from stackcheck.cli.common import (
     add_matrix_argument,
@@ -15,6 +17,9 @@ from stackcheck.cli.common import (
     read_snapshot,
 )
 from stackcheck.cli.lint_dockerfile import add_build_arguments
+
+if TYPE_CHECKING:
+    from stackcheck.results import Result, ResultCache
 
 HELP = "scan a container image (archive, OCI layout, engine, registry) without running it"
 IMAGE_HELP = (
@@ -42,10 +47,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--cache-dir",
         metavar="DIR",
         type=Path,
-        help="where layer indexes and the validated matrix are kept between runs "
-        "(default: $XDG_CACHE_HOME/stackcheck)",
+        help="where layer indexes, the validated matrix and finished reports are kept between "
+        "runs (default: $XDG_CACHE_HOME/stackcheck)",
     )
-    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    cache.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache: every layer is read and the report made anew",
+    )
     target = parser.add_argument_group("target host (what the image will run on)")
     target.add_argument(
         "--driver", metavar="VERSION", help="the host's NVIDIA driver, e.g. 550.54.15"
@@ -72,9 +81,95 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(run=run)
 
 
+# Set by main() or by a run, not options: they do not decide the report.
+_NOT_OPTIONS = ("run", "started", "loaded_config")
+# policy.config's CONFIG_FILE and PYPROJECT, named here so that a cache hit imports no policy.
+_FOUND_CONFIGS = (".stackcheck.toml", "pyproject.toml")
+
+
 def run(args: argparse.Namespace) -> int:
+    """A report from the result cache where one is kept for this very request, else a scan
+    (its output kept for the next time)."""
+    request = _request(args)
+    if request is None:
+        return _scan(args, sys.stderr)
+    cache, key = request
+    hit = cache.load(key)
+    if hit is not None:
+        return _replay(hit, args)
+    return _scan_and_keep(args, cache, key)
+
+
+def _request(args: argparse.Namespace) -> tuple[ResultCache, str] | None:
+    """The result cache and this request's key, or None where the result is not kept: no
+    cache, output written to files besides stdout (--output, --sarif, --report-json,
+    --summary, --write-baseline), a format that stamps the time (prometheus), an input read
+    from stdin, or an image that is not a local archive or layout."""
+    from stackcheck.image.identity import image_identity
+    from stackcheck.results import ResultCache, request_key
+
+    files = (args.output, args.sarif, args.report_json, args.summary, args.write_baseline)
+    if (
+        args.no_cache
+        or any(files)
+        or os.environ.get("GITHUB_STEP_SUMMARY")
+        or args.format == "prometheus"
+        or "-" in (args.host, args.dockerfile)
+    ):
+        return None
+    identity = image_identity(args.image)
+    if identity is None:
+        return None
+    options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
+    inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
+    found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
+    key = request_key(options, identity, inputs, found)
+    if key is None:
+        return None
+    return ResultCache(_cache_dir(args)), key
+
+
+def _cache_dir(args: argparse.Namespace) -> Path:
+    from stackcheck.cachedir import default_cache_dir
+
+    return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+
+
+def _replay(hit: Result, args: argparse.Namespace) -> int:
+    sys.stderr.write(
+        f"stackcheck: {args.image} unchanged ({hit.image[:19]}...): the report of its scan at "
+        f"{hit.scanned}, from the cache (--no-cache scans again)\n"
+    )
+    sys.stderr.write(hit.stderr)
+    sys.stdout.write(hit.stdout)
+    return hit.code
+
+
+def _scan_and_keep(args: argparse.Namespace, cache: ResultCache, key: str) -> int:
+    """Scan, and keep the output unless the image or the matrix changed meanwhile."""
+    from stackcheck.cli.common import matrix_directories
+    from stackcheck.image.identity import image_identity, image_stamp
+    from stackcheck.matrix_files import bundled_dir
+    from stackcheck.results import Result, matrix_of, now, recording
+
+    before = image_stamp(args.image)
+    identity = image_identity(args.image)
+    matrix = matrix_of([bundled_dir(), *map(Path, matrix_directories(args))])
+    scanned = now()
+    progress = sys.stderr  # the progress line is not part of the output kept
+    with recording() as record:
+        code = _scan(args, progress)
+    if identity is None or matrix is None or image_stamp(args.image) != before:
+        return code
+    directories, digest = matrix
+    output = "".join(record.stdout), "".join(record.stderr)
+    cache.store(key, Result(*output, code, identity, scanned, directories, digest))
+    return code
+
+
+def _scan(args: argparse.Namespace, progress: TextIO) -> int:
     from stackcheck.check.engine import check
-    from stackcheck.image.cache import LayerCache, default_cache_dir
+    from stackcheck.image.cache import LayerCache
     from stackcheck.image.progress import Progress
     from stackcheck.image.scan import scan_image
     from stackcheck.image.sources.resolve import open_source
@@ -95,10 +190,8 @@ def run(args: argparse.Namespace) -> int:
     source = open_source(args.image, args.platform, args.insecure)
     cache = None
     if not args.no_cache:
-        cache = LayerCache(
-            args.cache_dir or default_cache_dir(), CompiledNeeds(NEEDS).fingerprint()
-        )
-    snapshot, _ = scan_image(source, cache, Progress(sys.stderr))
+        cache = LayerCache(_cache_dir(args), CompiledNeeds(NEEDS).fingerprint())
+    snapshot, _ = scan_image(source, cache, Progress(progress))
     index = MatrixIndex(matrix)
     if target.given:
         pair_with_target(snapshot, target, index)
