@@ -6,8 +6,9 @@ The key: the image's bytes (stackcheck.image.identity), every option of the comm
 contents of every file it reads besides the image (--host, --dockerfile, --baseline, --config or
 the configuration found in the current directory), the current directory, whether stdout is a
 terminal and NO_COLOR (colour), today's date (rules that read the date, such as the matrix's
-age), and stackcheck itself (its version, Python's, and the names, sizes and times of every file
-of the package, so a changed rule is a miss). The matrix is checked on the way out: an entry
+age), and stackcheck itself (its version, Python's, the names, sizes and times of every file of
+the package, so a changed rule is a miss, and the times of the folders on Python's path, so an
+upgraded dependency is one too). The matrix is checked on the way out: an entry
 names the matrix directories its scan read and the SHA-256 of their files, and is served only
 while they still hash the same.
 
@@ -57,8 +58,13 @@ class Result:
 
 def code_fingerprint() -> str:
     """stackcheck's own code, cheaply: the name, size and modification time of every file of
-    the package (not the bytecode), and the version of Python that runs it."""
+    the package (not the bytecode), the version of Python that runs it, and the modification
+    time of each folder on its path (installing, upgrading or removing a package, pydantic
+    say, adds or deletes a dist-info folder there)."""
     digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
+    for folder in sys.path:
+        with suppress(OSError):
+            digest.update(f"\0{folder}\0{os.stat(folder or '.').st_mtime_ns}".encode())
     for folder, names, files in os.walk(_PACKAGE):
         names[:] = sorted(n for n in names if n != "__pycache__")
         for name in sorted(files):

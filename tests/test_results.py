@@ -155,6 +155,13 @@ def test_changed_code_changes_the_key(tmp_path: Path, monkeypatch: pytest.Monkey
     assert results.code_fingerprint() == before
     rule.write_text("SEVERITY = 'error'\n")
     assert results.code_fingerprint() != before
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    installed = results.code_fingerprint()
+    (site / "pydantic-9.0.dist-info").mkdir()  # what upgrading a dependency does to the folder
+    os.utime(site, ns=(0, 0))  # whatever the clock's resolution
+    assert results.code_fingerprint() != installed
 
 
 @pytest.mark.parametrize("spoil", ["truncated", "changed", "not json", "group-writable", "empty"])
