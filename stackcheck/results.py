@@ -110,25 +110,15 @@ def request_key(
 class ResultCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory / "results"
-
-    def _path(self, key: str) -> Path:
-        return self.directory / f"{key}.json"
+        self.images = directory / "images"
 
     def load(self, key: str) -> Result | None:
         """The result stored under KEY if it is whole, this user's, and its matrix unchanged."""
-        path = self._path(key)
+        path = self.directory / f"{key}.json"
+        document = _read(path)
+        if not isinstance(document, dict):
+            return None
         try:
-            with path.open("rb") as handle:
-                status = os.fstat(handle.fileno())
-                if status.st_uid != os.getuid() or status.st_mode & 0o022:
-                    return None  # someone else could have written it: never printed
-                stored = handle.read(limits.CACHE_ENTRY_BYTES + 1)
-            checksum, _, payload = stored.partition(b"\n")
-            if len(stored) > limits.CACHE_ENTRY_BYTES:
-                return None
-            if hashlib.sha256(payload).hexdigest().encode() != checksum:
-                return None  # truncated or changed since written
-            document = json.loads(payload)
             result = Result(
                 stdout=_typed(document["stdout"], str),
                 stderr=_typed(document["stderr"], str),
@@ -138,7 +128,7 @@ class ResultCache:
                 matrix_dirs=tuple(_typed(d, str) for d in _typed(document["matrix_dirs"], list)),
                 matrix=_typed(document["matrix"], str),
             )
-        except (OSError, ValueError, LookupError, TypeError, RecursionError):
+        except (LookupError, TypeError):
             return None
         if matrix_digest([Path(d) for d in result.matrix_dirs]) != result.matrix:
             return None  # a matrix file changed: the findings may differ
@@ -148,14 +138,70 @@ class ResultCache:
 
     def store(self, key: str, result: Result) -> None:
         """Keep RESULT under KEY, then prune; a cache that cannot be written costs only time."""
-        payload = json.dumps(asdict(result), ensure_ascii=False).encode()
-        data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
-        try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomically(self._path(key), data)
-            prune(self.directory, "*.json", ENTRIES, ENTRY_AGE_S)
-        except OSError:
-            return
+        _write(self.directory / f"{key}.json", asdict(result))
+
+    def identity(self, path: Path) -> tuple[str, str] | None:
+        """The image's SHA-256 and its files' stamp (stackcheck.image.identity). The digest of
+        files whose stamp is unchanged since they were hashed is remembered, not hashed again (a
+        2.4 GB archive takes 1.5 s to hash here). None where the files cannot be read."""
+        from stackcheck.image.identity import image_digest, image_stamp
+
+        stamped = image_stamp(path)
+        if stamped is None:
+            return None
+        stamp, newest = stamped
+        memo = self.images / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()}.json"
+        known = _read(memo)
+        if isinstance(known, dict) and known.get("stamp") == stamp:
+            identity = known.get("identity")
+            if isinstance(identity, str):
+                with suppress(OSError):
+                    os.utime(memo)
+                return identity, stamp
+        hashed_at = time.time_ns()
+        identity = image_digest(path)
+        if identity is None:
+            return None
+        # A file written within the times' granularity of the hashing could change again with
+        # the same stamp ("racy" in git's words): such a stamp is not remembered.
+        if newest < hashed_at - _RACY_NS:
+            _write(memo, {"stamp": stamp, "identity": identity})
+        return identity, stamp
+
+
+_RACY_NS = 2_000_000_000
+
+
+def _read(path: Path) -> object:
+    """The JSON document of an entry, or None unless it is this user's alone and whole."""
+    try:
+        with path.open("rb") as handle:
+            status = os.fstat(handle.fileno())
+            if status.st_uid != os.getuid() or status.st_mode & 0o022:
+                return None  # someone else could have written it: never trusted
+            stored = handle.read(limits.CACHE_ENTRY_BYTES + 1)
+        checksum, _, payload = stored.partition(b"\n")
+        if len(stored) > limits.CACHE_ENTRY_BYTES:
+            return None
+        if hashlib.sha256(payload).hexdigest().encode() != checksum:
+            return None  # truncated or changed since written
+        document: object = json.loads(payload)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return document
+
+
+def _write(path: Path, document: dict[str, object]) -> None:
+    """Write an entry atomically, then prune its folder; a cache that cannot be written costs
+    only time."""
+    payload = json.dumps(document, ensure_ascii=False).encode()
+    data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomically(path, data)
+        prune(path.parent, "*.json", ENTRIES, ENTRY_AGE_S)
+    except OSError:
+        return
 
 
 def _typed(value: object, kind: type[T]) -> T:

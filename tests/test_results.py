@@ -257,3 +257,29 @@ def test_the_matrix_cache_is_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         (user / "gpus.toml").write_text(H100.format(note=note))
         loader.load_matrix([user], cache)
     assert len(list(cache.glob("matrix-*.pickle"))) == 2
+
+
+def test_an_unchanged_archive_is_not_hashed_again(
+    archive: Path, scan: Callable[..., Outcome], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its digest is remembered with its files' stamp (size, inode, modification and change
+    times); a stamp taken just after the file was written is not trusted, as git's index does."""
+    from stackcheck.image import identity
+
+    image = f"docker-archive:{archive}"
+    first = scan(image)
+    assert list((tmp_path / "cache" / "images").glob("*.json")) == []  # written just now: racy
+    monkeypatch.setattr(results, "_RACY_NS", 0)  # as if written long before
+    assert_hit(first, scan(image))
+    assert len(list((tmp_path / "cache" / "images").glob("*.json"))) == 1
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError(f"{path} hashed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(identity, "image_digest", no_hashing)
+        assert_hit(first, scan(image))
+    with archive.open("ab") as handle:
+        handle.write(b"\0" * 1024)  # a tar's end padding: the same image, other bytes
+    again = scan(image)
+    assert FROM_CACHE not in again.err and again.out == first.out

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from stackcheck.cli.common import (
     add_matrix_argument,
@@ -17,6 +17,7 @@ from stackcheck.cli.common import (
     read_snapshot,
 )
 from stackcheck.cli.lint_dockerfile import add_build_arguments
+from stackcheck.errors import StackcheckError
 
 if TYPE_CHECKING:
     from stackcheck.results import Result, ResultCache
@@ -93,19 +94,26 @@ def run(args: argparse.Namespace) -> int:
     request = _request(args)
     if request is None:
         return _scan(args, sys.stderr)
-    cache, key = request
-    hit = cache.load(key)
+    hit = request.cache.load(request.key)
     if hit is not None:
         return _replay(hit, args)
-    return _scan_and_keep(args, cache, key)
+    return _scan_and_keep(args, request)
 
 
-def _request(args: argparse.Namespace) -> tuple[ResultCache, str] | None:
+class _Request(NamedTuple):
+    cache: ResultCache
+    key: str
+    path: Path  # the image's file or folder
+    identity: str  # the SHA-256 of its bytes
+    stamp: str  # its files' stamp when hashed
+
+
+def _request(args: argparse.Namespace) -> _Request | None:
     """The result cache and this request's key, or None where the result is not kept: no
     cache, output written to files besides stdout (--output, --sarif, --report-json,
     --summary, --write-baseline), a format that stamps the time (prometheus), an input read
     from stdin, or an image that is not a local archive or layout."""
-    from stackcheck.image.identity import image_identity
+    from stackcheck.image.identity import local_path
     from stackcheck.results import ResultCache, request_key
 
     files = (args.output, args.sarif, args.report_json, args.summary, args.write_baseline)
@@ -117,16 +125,20 @@ def _request(args: argparse.Namespace) -> tuple[ResultCache, str] | None:
         or "-" in (args.host, args.dockerfile)
     ):
         return None
-    identity = image_identity(args.image)
-    if identity is None:
+    try:
+        path = local_path(args.image)
+    except StackcheckError:
+        return None  # the scan says what is wrong with the argument
+    cache = ResultCache(_cache_dir(args))
+    known = None if path is None else cache.identity(path)
+    if path is None or known is None:
         return None
+    identity, stamp = known
     options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
     inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
     found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
     key = request_key(options, identity, inputs, found)
-    if key is None:
-        return None
-    return ResultCache(_cache_dir(args)), key
+    return None if key is None else _Request(cache, key, path, identity, stamp)
 
 
 def _cache_dir(args: argparse.Namespace) -> Path:
@@ -145,25 +157,25 @@ def _replay(hit: Result, args: argparse.Namespace) -> int:
     return hit.code
 
 
-def _scan_and_keep(args: argparse.Namespace, cache: ResultCache, key: str) -> int:
-    """Scan, and keep the output unless the image or the matrix changed meanwhile."""
+def _scan_and_keep(args: argparse.Namespace, request: _Request) -> int:
+    """Scan, and keep the output unless the image changed meanwhile."""
     from stackcheck.cli.common import matrix_directories
-    from stackcheck.image.identity import image_identity, image_stamp
+    from stackcheck.image.identity import image_stamp
     from stackcheck.matrix_files import bundled_dir
     from stackcheck.results import Result, matrix_of, now, recording
 
-    before = image_stamp(args.image)
-    identity = image_identity(args.image)
     matrix = matrix_of([bundled_dir(), *map(Path, matrix_directories(args))])
     scanned = now()
     progress = sys.stderr  # the progress line is not part of the output kept
     with recording() as record:
         code = _scan(args, progress)
-    if identity is None or matrix is None or image_stamp(args.image) != before:
+    after = image_stamp(request.path)
+    if matrix is None or after is None or after[0] != request.stamp:
         return code
     directories, digest = matrix
     output = "".join(record.stdout), "".join(record.stderr)
-    cache.store(key, Result(*output, code, identity, scanned, directories, digest))
+    result = Result(*output, code, request.identity, scanned, directories, digest)
+    request.cache.store(request.key, result)
     return code
 
 

@@ -1,8 +1,8 @@
-"""What an IMAGE argument holds, as a digest of its bytes, for the result cache
-(stackcheck.results): the SHA-256 of an archive, or of every file of an OCI layout. An engine's
-or a registry's image has none here: what a reference points at now takes a round trip to learn,
-and its report names where it was found. Light on purpose: a cache hit imports this, not the
-image readers."""
+"""What an IMAGE argument holds, for the result cache (stackcheck.results): the SHA-256 of an
+archive, or of every file of an OCI layout, and a stamp of the files that says cheaply whether
+they changed since. An engine's or a registry's image has none here: what a reference points at
+now takes a round trip to learn, and its report names where it was found. Light on purpose: a
+cache hit imports this, not the image readers."""
 
 from __future__ import annotations
 
@@ -60,28 +60,33 @@ def _files(path: Path) -> list[tuple[str, os.stat_result]] | None:
     return found
 
 
-def image_stamp(text: str) -> str | None:
-    """A cheap summary of the image's files (names, sizes, times, inodes): equal before and
-    after a scan means nothing was replaced while it ran."""
-    path = local_path(text)
-    files = None if path is None else _files(path)
+def image_stamp(path: Path) -> tuple[str, int] | None:
+    """What the file system says of the image's files, cheaply: a digest of their names, sizes,
+    devices, inodes, modification and change times; and the latest of those times (ns). Equal
+    stamps mean no file was written, replaced or renamed in between (a change time cannot be
+    set back), as git's index and ccache trust."""
+    files = _files(path)
     if files is None:
         return None
-    parts = (f"{n}\0{s.st_size}\0{s.st_mtime_ns}\0{s.st_ino}" for n, s in files)
-    return hashlib.sha256("\0\0".join(parts).encode()).hexdigest()
+    parts = (
+        f"{n}\0{s.st_size}\0{s.st_dev}\0{s.st_ino}\0{s.st_mtime_ns}\0{s.st_ctime_ns}"
+        for n, s in files
+    )
+    newest = max((max(s.st_mtime_ns, s.st_ctime_ns) for _, s in files), default=0)
+    return hashlib.sha256("\0\0".join(parts).encode()).hexdigest(), newest
 
 
-def image_identity(text: str) -> str | None:
-    """The SHA-256 of every byte the image argument names (file names included), or None where
-    it names no local file or folder, or one that cannot be read."""
-    path = local_path(text)
-    files = None if path is None else _files(path)
-    if path is None or files is None:
+def image_digest(path: Path) -> str | None:
+    """The SHA-256 of every byte at PATH: an archive's bytes (the digest the layer cache keys a
+    compressed archive by), or a folder's files with their names; None where unreadable."""
+    files = _files(path)
+    if files is None:
         return None
     digest = hashlib.sha256()
     try:
         for name, _ in files:
-            digest.update(f"\0{name}\0".encode())
+            if name:
+                digest.update(f"\0{name}\0".encode())
             with (path / name if name else path).open("rb") as handle:
                 while block := handle.read(_BLOCK):
                     digest.update(block)
