@@ -8,12 +8,13 @@ the configuration found in the current directory), the current directory, whethe
 terminal and NO_COLOR (colour), today's date (rules that read the date, such as the matrix's
 age), and stackcheck itself (its version, Python's, the names, sizes and times of every file of
 the package, so a changed rule is a miss, and the times of the folders on Python's path, so an
-upgraded dependency is one too). The matrix is checked on the way out: an entry
-names the matrix directories its scan read and the SHA-256 of their files, and is served only
-while they still hash the same.
+upgraded dependency is one too). The matrix is checked on the way out: an entry names the
+matrix directories its scan read and the SHA-256 of their files, and is served only while they
+still hash the same. An image's digest is remembered (``images/``) with its files' stamp, and
+hashed again only when the stamp changed.
 
-An entry is one file, ``results/<key>.json`` in the cache directory, the SHA-256 of its payload
-then the payload; written atomically, read only when this user owns it and no one else can
+An entry is one file, ``results/<key>.json`` in the cache directory: the SHA-256 of its payload,
+a newline, the payload; written atomically, read only when this user owns it and no one else can
 write it, and only when it is whole. Anything else is a miss, never a result. After each write
 the oldest entries go: those older than 30 days, and all but the newest 256.
 """
@@ -28,12 +29,10 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import NamedTuple, TextIO, TypeVar
 
 from stackcheck import __version__, clock, limits
-from stackcheck.atomic import write_atomically
 from stackcheck.cachedir import prune
 from stackcheck.errors import StackcheckError
 from stackcheck.inputs import read_regular
@@ -45,8 +44,7 @@ _PACKAGE = Path(__file__).resolve().parent
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):  # not a dataclass: a cache hit does not import dataclasses (5 ms)
     stdout: str
     stderr: str
     code: int
@@ -138,7 +136,7 @@ class ResultCache:
 
     def store(self, key: str, result: Result) -> None:
         """Keep RESULT under KEY, then prune; a cache that cannot be written costs only time."""
-        _write(self.directory / f"{key}.json", asdict(result))
+        _write(self.directory / f"{key}.json", result._asdict())
 
     def identity(self, path: Path) -> tuple[str, str] | None:
         """The image's SHA-256 and its files' stamp (stackcheck.image.identity). The digest of
@@ -194,6 +192,8 @@ def _read(path: Path) -> object:
 def _write(path: Path, document: dict[str, object]) -> None:
     """Write an entry atomically, then prune its folder; a cache that cannot be written costs
     only time."""
+    from stackcheck.atomic import write_atomically  # tempfile: only a miss writes
+
     payload = json.dumps(document, ensure_ascii=False).encode()
     data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
     try:
@@ -221,10 +221,10 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-@dataclass
 class Recording:
-    stdout: list[str] = field(default_factory=list)
-    stderr: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
 
 
 class _Tee(io.TextIOBase):
@@ -243,6 +243,10 @@ class _Tee(io.TextIOBase):
 
     def isatty(self) -> bool:
         return self.stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(getattr(self.stream, "encoding", None) or "utf-8")
 
     def fileno(self) -> int:
         return self.stream.fileno()
