@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,21 @@ def test_an_unchanged_archive_is_not_hashed_again(
         handle.write(b"\0" * 1024)  # a tar's end padding: the same image, other bytes
     again = scan(image)
     assert FROM_CACHE not in again.err and again.out == first.out
+
+
+def test_the_scans_warnings_are_replayed_and_the_day_is_in_the_key(
+    archive: Path, scan: Callable[..., Outcome], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The matrix's age is judged against today: a report kept yesterday is not served today,
+    and a hit prints the warnings its scan printed, after the line that says it is a hit."""
+    from stackcheck import clock
+
+    image = f"docker-archive:{archive}"
+    today = scan(image)
+    monkeypatch.setattr(clock, "today", lambda: date(2031, 1, 1))
+    later = scan(image)
+    assert FROM_CACHE not in later.err and "stackcheck: warning:" in later.err
+    assert "warning" not in today.err
+    again = scan(image)
+    assert_hit(later, again)
+    assert again.err.splitlines()[0].endswith(FROM_CACHE)
