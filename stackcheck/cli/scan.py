@@ -127,17 +127,17 @@ def _request(args: argparse.Namespace) -> _Request | None:
         return None
     try:
         path = local_path(args.image)
-    except StackcheckError:
-        return None  # the scan says what is wrong with the argument
-    cache = ResultCache(_cache_dir(args))
-    known = None if path is None else cache.identity(path)
-    if path is None or known is None:
-        return None
-    identity, stamp = known
-    options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
-    inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
-    found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
-    key = request_key(options, identity, inputs, found)
+        cache = ResultCache(_cache_dir(args))
+        known = None if path is None else cache.identity(path)
+        if path is None or known is None:
+            return None
+        identity, stamp = known
+        options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
+        inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
+        found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
+        key = request_key(options, identity, inputs, found)
+    except (StackcheckError, OSError, RuntimeError):
+        return None  # no home, no current directory, a bad argument: the scan says what is wrong
     return None if key is None else _Request(cache, key, path, identity, stamp)
 
 
