@@ -2,16 +2,19 @@
 everything that decides it, so scanning an unchanged image again prints the same bytes without
 importing pydantic, the rules or the image readers (Trivy keeps its results by digest alike).
 
-The key: the image's bytes (stackcheck.image.identity), every option of the command, the
-contents of every file it reads besides the image (--host, --dockerfile, --baseline, --config or
-the configuration found in the current directory), the current directory, whether stdout is a
-terminal and NO_COLOR (colour), today's date (rules that read the date, such as the matrix's
-age), and stackcheck itself (its version, Python's, the names, sizes and times of every file of
-the package, so a changed rule is a miss, and the times of the folders on Python's path, so an
-upgraded dependency is one too). The matrix is checked on the way out: an entry names the
-matrix directories its scan read and the SHA-256 of their files, and is served only while they
-still hash the same. An image's digest is remembered (``images/``) with its files' stamp, and
-hashed again only when the stamp changed.
+The key: what the scan read from the image (the SHA-256 of its snapshot without the time it was
+taken: manifest and config digests, every layer's digest, every installation with its
+evidence), every option of the command, the contents of every file it reads besides the image
+(--host, --dockerfile, --baseline, --config or the configuration found in the current
+directory), the current directory, whether stdout is a terminal and NO_COLOR (colour), today's
+date (rules that read the date, such as the matrix's age), and stackcheck itself (its version,
+Python's, the names, sizes and times of every file of the package, so a changed rule is a miss,
+and the times of the package folders on Python's path, so an upgraded dependency is one too).
+What a scan read is remembered (``images/``) with the stamp its image's files had
+(stackcheck.image.identity), so a rescan knows it without reading them; a changed stamp means
+the image is scanned again. The matrix is checked on the way out: an entry names the matrix
+directories its scan read and the SHA-256 of their files, and is served only while they still
+hash the same.
 
 An entry is one file, ``results/<key>.json`` in the cache directory: the SHA-256 of its payload,
 a newline, the payload; written atomically, read only when this user owns it and no one else can
@@ -48,7 +51,7 @@ class Result(NamedTuple):  # not a dataclass: a cache hit does not import datacl
     stdout: str
     stderr: str
     code: int
-    image: str  # the image's identity, sha256:...
+    image: str  # what the scan read from the image: its snapshot's digest, sha256:...
     scanned: str  # when the scan ran, UTC, ISO 8601
     matrix_dirs: tuple[str, ...] = ()
     matrix: str = ""  # the SHA-256 of matrix_dirs' files when it ran
@@ -57,12 +60,13 @@ class Result(NamedTuple):  # not a dataclass: a cache hit does not import datacl
 def code_fingerprint() -> str:
     """stackcheck's own code, cheaply: the name, size and modification time of every file of
     the package (not the bytecode), the version of Python that runs it, and the modification
-    time of each folder on its path (installing, upgrading or removing a package, pydantic
-    say, adds or deletes a dist-info folder there)."""
+    time of each package folder on its path (installing, upgrading or removing a package,
+    pydantic say, adds or deletes a dist-info folder there)."""
     digest = hashlib.sha256(f"{__version__}\0{sys.version}".encode())
     for folder in sys.path:
-        with suppress(OSError):
-            digest.update(f"\0{folder}\0{os.stat(folder or '.').st_mtime_ns}".encode())
+        if folder.endswith(("site-packages", "dist-packages")):  # not the current directory
+            with suppress(OSError):
+                digest.update(f"\0{folder}\0{os.stat(folder).st_mtime_ns}".encode())
     for folder, names, files in os.walk(_PACKAGE):
         names[:] = sorted(n for n in names if n != "__pycache__")
         for name in sorted(files):
@@ -78,20 +82,20 @@ def _content(path: str | os.PathLike[str]) -> bytes | None:
         return None
 
 
-def request_key(
-    options: Mapping[str, object], identity: str, inputs: Sequence[str], found: Sequence[str]
+def request_digest(
+    options: Mapping[str, object], inputs: Sequence[str], found: Sequence[str]
 ) -> str | None:
-    """The key of a request: ``options`` (every option, by name), the image's ``identity``, the
-    contents of ``inputs`` (files the command was given) and of ``found`` (files it would find,
-    such as a configuration in the current directory; absent is a value). None where an input
-    cannot be read: the command then runs, and says why."""
+    """What decides a request's output besides the image: ``options`` (every option, by name),
+    the contents of ``inputs`` (files the command was given) and of ``found`` (files it would
+    find, such as a configuration in the current directory; absent is a value), and the rest
+    the module's doc names. None where an input cannot be read: the command then runs, and
+    says why."""
     digest = hashlib.sha256()
     isatty = getattr(sys.stdout, "isatty", None)
     colour = bool(isatty and isatty()) and "NO_COLOR" not in os.environ
     for part in (_FORMAT, code_fingerprint(), clock.today().isoformat(), os.getcwd(), colour):
         digest.update(f"{part}\0".encode())
     digest.update(repr(sorted(options.items())).encode())
-    digest.update(f"\0{identity}\0".encode())
     for path in inputs:
         data = _content(path)
         if data is None:
@@ -103,6 +107,11 @@ def request_key(
             return None
         digest.update(f"\0{path}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
+
+
+def result_key(request: str, image: str) -> str:
+    """A result's key: the request's digest and what the scan read from the image."""
+    return hashlib.sha256(f"{request}\0{image}".encode()).hexdigest()
 
 
 class ResultCache:
@@ -138,33 +147,33 @@ class ResultCache:
         """Keep RESULT under KEY, then prune; a cache that cannot be written costs only time."""
         _write(self.directory / f"{key}.json", result._asdict())
 
-    def identity(self, path: Path) -> tuple[str, str] | None:
-        """The image's SHA-256 and its files' stamp (stackcheck.image.identity). The digest of
-        files whose stamp is unchanged since they were hashed is remembered, not hashed again (a
-        2.4 GB archive takes 1.5 s to hash here). None where the files cannot be read."""
-        from stackcheck.image.identity import image_digest, image_stamp
+    def _memo(self, path: Path, reading: str) -> Path:
+        name = f"{path.resolve()}\0{reading}\0{code_fingerprint()}"
+        return self.images / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
-        stamped = image_stamp(path)
-        if stamped is None:
-            return None
-        stamp, newest = stamped
-        memo = self.images / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()}.json"
+    def recall_image(self, path: Path, reading: str, stamp: str) -> str | None:
+        """What a scan read from the image at PATH (its content digest), when its files still
+        have the stamp they had then, and READING (the argument, the platform) and stackcheck's
+        code are the same; else None, and the image is scanned."""
+        memo = self._memo(path, reading)
         known = _read(memo)
-        if isinstance(known, dict) and known.get("stamp") == stamp:
-            identity = known.get("identity")
-            if isinstance(identity, str):
-                with suppress(OSError):
-                    os.utime(memo)
-                return identity, stamp
-        hashed_at = time.time_ns()
-        identity = image_digest(path)
-        if identity is None:
+        if not isinstance(known, dict) or known.get("stamp") != stamp:
             return None
-        # A file written within the times' granularity of the hashing could change again with
-        # the same stamp ("racy" in git's words): such a stamp is not remembered.
-        if newest < hashed_at - _RACY_NS:
-            _write(memo, {"stamp": stamp, "identity": identity})
-        return identity, stamp
+        content = known.get("content")
+        if not isinstance(content, str):
+            return None
+        with suppress(OSError):
+            os.utime(memo)  # recently used: pruned last
+        return content
+
+    def remember_image(
+        self, path: Path, reading: str, stamp: tuple[str, int], stamped_at: int, content: str
+    ) -> None:
+        """Remember what a scan read from the image whose files had STAMP when it began (at
+        STAMPED_AT, ns). A file written within the times' granularity of the stamp could be
+        written again with the same stamp ("racy" in git's words): such a stamp is not kept."""
+        if stamp[1] < stamped_at - _RACY_NS:
+            _write(self._memo(path, reading), {"stamp": stamp[0], "content": content})
 
 
 _RACY_NS = 2_000_000_000

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TextIO
 
@@ -89,32 +91,37 @@ _FOUND_CONFIGS = (".stackcheck.toml", "pyproject.toml")
 
 
 def run(args: argparse.Namespace) -> int:
-    """A report from the result cache where one is kept for this very request, else a scan
-    (its output kept for the next time)."""
+    """A report from the result cache where one is kept for this very request and image, else
+    a scan (its output kept for the next time)."""
+    from stackcheck.results import result_key
+
     request = _request(args)
     if request is None:
         return _scan(args, sys.stderr)
-    hit = request.cache.load(request.key)
-    if hit is not None:
-        return _replay(hit, args)
+    content = request.cache.recall_image(request.path, request.reading, request.stamp[0])
+    if content is not None:
+        hit = request.cache.load(result_key(request.digest, content))
+        if hit is not None:
+            return _replay(hit, args)
     return _scan_and_keep(args, request)
 
 
 class _Request(NamedTuple):
     cache: ResultCache
-    key: str
+    digest: str  # what decides the output besides the image (results.request_digest)
     path: Path  # the image's file or folder
-    identity: str  # the SHA-256 of its bytes
-    stamp: str  # its files' stamp when hashed
+    reading: str  # how it is read: the argument and the platform
+    stamp: tuple[str, int]  # its files' stamp, and their latest time (ns)
+    stamped_at: int  # when the stamp was taken (ns)
 
 
 def _request(args: argparse.Namespace) -> _Request | None:
-    """The result cache and this request's key, or None where the result is not kept: no
-    cache, output written to files besides stdout (--output, --sarif, --report-json,
-    --summary, --write-baseline), a format that stamps the time (prometheus), an input read
-    from stdin, or an image that is not a local archive or layout."""
-    from stackcheck.image.identity import local_path
-    from stackcheck.results import ResultCache, request_key
+    """The result cache and this request, or None where the result is not kept: no cache,
+    output written to files besides stdout (--output, --sarif, --report-json, --summary,
+    --write-baseline), a format that stamps the time (prometheus), an input read from stdin,
+    or an image that is not a local archive or layout."""
+    from stackcheck.image.identity import image_stamp, local_path
+    from stackcheck.results import ResultCache, request_digest
 
     files = (args.output, args.sarif, args.report_json, args.summary, args.write_baseline)
     if (
@@ -127,18 +134,21 @@ def _request(args: argparse.Namespace) -> _Request | None:
         return None
     try:
         path = local_path(args.image)
-        cache = ResultCache(_cache_dir(args))
-        known = None if path is None else cache.identity(path)
-        if path is None or known is None:
+        stamped_at = time.time_ns()
+        stamp = None if path is None else image_stamp(path)
+        if path is None or stamp is None:
             return None
-        identity, stamp = known
         options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
         inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
         found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
-        key = request_key(options, identity, inputs, found)
+        digest = request_digest(options, inputs, found)
+        cache = ResultCache(_cache_dir(args))
     except (StackcheckError, OSError, RuntimeError):
         return None  # no home, no current directory, a bad argument: the scan says what is wrong
-    return None if key is None else _Request(cache, key, path, identity, stamp)
+    if digest is None:
+        return None
+    reading = repr((args.image, args.platform))
+    return _Request(cache, digest, path, reading, stamp, stamped_at)
 
 
 def _cache_dir(args: argparse.Namespace) -> Path:
@@ -149,8 +159,8 @@ def _cache_dir(args: argparse.Namespace) -> Path:
 
 def _replay(hit: Result, args: argparse.Namespace) -> int:
     sys.stderr.write(
-        f"stackcheck: {args.image} unchanged ({hit.image[:19]}...): the report of its scan at "
-        f"{hit.scanned}, from the cache (--no-cache scans again)\n"
+        f"stackcheck: {args.image} unchanged since its scan at {hit.scanned}: the report "
+        "from the cache (--no-cache scans again)\n"
     )
     sys.stderr.write(hit.stderr)
     sys.stdout.write(hit.stdout)
@@ -158,28 +168,36 @@ def _replay(hit: Result, args: argparse.Namespace) -> int:
 
 
 def _scan_and_keep(args: argparse.Namespace, request: _Request) -> int:
-    """Scan, and keep the output unless the image changed meanwhile."""
+    """Scan, and keep the output (and what the scan read) unless the image changed meanwhile."""
     from stackcheck.cli.common import matrix_directories
     from stackcheck.image.identity import image_stamp
     from stackcheck.matrix_files import bundled_dir
-    from stackcheck.results import Result, matrix_of, now, recording
+    from stackcheck.results import Result, matrix_of, now, recording, result_key
 
     matrix = matrix_of([bundled_dir(), *map(Path, matrix_directories(args))])
     scanned = now()
+    read: list[str] = []
     progress = sys.stderr  # the progress line is not part of the output kept
     with recording() as record:
-        code = _scan(args, progress)
+        code = _scan(args, progress, read.append)
     after = image_stamp(request.path)
-    if matrix is None or after is None or after[0] != request.stamp:
+    if matrix is None or not read or after is None or after[0] != request.stamp[0]:
         return code
     directories, digest = matrix
     output = "".join(record.stdout), "".join(record.stderr)
-    result = Result(*output, code, request.identity, scanned, directories, digest)
-    request.cache.store(request.key, result)
+    result = Result(*output, code, read[0], scanned, directories, digest)
+    request.cache.store(result_key(request.digest, read[0]), result)
+    request.cache.remember_image(
+        request.path, request.reading, request.stamp, request.stamped_at, read[0]
+    )
     return code
 
 
-def _scan(args: argparse.Namespace, progress: TextIO) -> int:
+def _scan(
+    args: argparse.Namespace, progress: TextIO, read: Callable[[str], None] | None = None
+) -> int:
+    """The scan, its check and report; ``read`` is told what the scan read from the image (the
+    snapshot's content digest), before the target host is paired with it."""
     from stackcheck.check.engine import check
     from stackcheck.image.cache import LayerCache
     from stackcheck.image.progress import Progress
@@ -204,6 +222,10 @@ def _scan(args: argparse.Namespace, progress: TextIO) -> int:
     if not args.no_cache:
         cache = LayerCache(_cache_dir(args), CompiledNeeds(NEEDS).fingerprint())
     snapshot, _ = scan_image(source, cache, Progress(progress))
+    if read is not None:
+        from stackcheck.snapshot.io import content_digest
+
+        read(content_digest(snapshot))
     index = MatrixIndex(matrix)
     if target.given:
         pair_with_target(snapshot, target, index)

@@ -1,8 +1,8 @@
-"""What an IMAGE argument holds, for the result cache (stackcheck.results): the SHA-256 of an
-archive, or of every file of an OCI layout, and a stamp of the files that says cheaply whether
-they changed since. An engine's or a registry's image has none here: what a reference points at
-now takes a round trip to learn, and its report names where it was found. Light on purpose: a
-cache hit imports this, not the image readers."""
+"""The files an IMAGE argument names, for the result cache (stackcheck.results): an archive or
+an OCI layout, and a stamp of them that says cheaply whether they changed since a scan read
+them. An engine's or a registry's image has none here: what a reference points at now takes a
+round trip to learn, and its report names where it was found. Light on purpose: a cache hit
+imports this, not the image readers."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from pathlib import Path
 from stackcheck.image.errors import ImageError
 
 _REMOTE = ("registry://", "docker://")
-_BLOCK = 1 << 20
 
 
 def path_and_tag(value: str) -> tuple[Path, str | None]:
@@ -74,22 +73,3 @@ def image_stamp(path: Path) -> tuple[str, int] | None:
     )
     newest = max((max(s.st_mtime_ns, s.st_ctime_ns) for _, s in files), default=0)
     return hashlib.sha256("\0\0".join(parts).encode()).hexdigest(), newest
-
-
-def image_digest(path: Path) -> str | None:
-    """The SHA-256 of every byte at PATH: an archive's bytes (the digest the layer cache keys a
-    compressed archive by), or a folder's files with their names; None where unreadable."""
-    files = _files(path)
-    if files is None:
-        return None
-    digest = hashlib.sha256()
-    try:
-        for name, _ in files:
-            if name:
-                digest.update(f"\0{name}\0".encode())
-            with (path / name if name else path).open("rb") as handle:
-                while block := handle.read(_BLOCK):
-                    digest.update(block)
-    except OSError:
-        return None
-    return "sha256:" + digest.hexdigest()
