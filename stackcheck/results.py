@@ -82,33 +82,6 @@ def _content(path: str | os.PathLike[str]) -> bytes | None:
         return None
 
 
-def request_digest(
-    options: Mapping[str, object], inputs: Sequence[str], found: Sequence[str]
-) -> str | None:
-    """What decides a request's output besides the image: ``options`` (every option, by name),
-    the contents of ``inputs`` (files the command was given) and of ``found`` (files it would
-    find, such as a configuration in the current directory; absent is a value), and the rest
-    the module's doc names. None where an input cannot be read: the command then runs, and
-    says why."""
-    digest = hashlib.sha256()
-    isatty = getattr(sys.stdout, "isatty", None)
-    colour = bool(isatty and isatty()) and "NO_COLOR" not in os.environ
-    for part in (_FORMAT, code_fingerprint(), clock.today().isoformat(), os.getcwd(), colour):
-        digest.update(f"{part}\0".encode())
-    digest.update(repr(sorted(options.items())).encode())
-    for path in inputs:
-        data = _content(path)
-        if data is None:
-            return None
-        digest.update(f"\0{path}\0{len(data)}\0".encode() + data)
-    for path in found:
-        data = _content(path) if os.path.exists(path) else b"\0absent"
-        if data is None:
-            return None
-        digest.update(f"\0{path}\0{len(data)}\0".encode() + data)
-    return digest.hexdigest()
-
-
 def result_key(request: str, image: str) -> str:
     """A result's key: the request's digest and what the scan read from the image."""
     return hashlib.sha256(f"{request}\0{image}".encode()).hexdigest()
@@ -118,6 +91,33 @@ class ResultCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory / "results"
         self.images = directory / "images"
+        self.code = code_fingerprint()  # once: a walk of the package
+
+    def request_digest(
+        self, options: Mapping[str, object], inputs: Sequence[str], found: Sequence[str]
+    ) -> str | None:
+        """What decides a request's output besides the image: ``options`` (every option, by name),
+        the contents of ``inputs`` (files the command was given) and of ``found`` (files it would
+        find, such as a configuration in the current directory; absent is a value), and the rest
+        the module's doc names. None where an input cannot be read: the command then runs, and
+        says why."""
+        digest = hashlib.sha256()
+        isatty = getattr(sys.stdout, "isatty", None)
+        colour = bool(isatty and isatty()) and "NO_COLOR" not in os.environ
+        for part in (_FORMAT, self.code, clock.today().isoformat(), os.getcwd(), colour):
+            digest.update(f"{part}\0".encode())
+        digest.update(repr(sorted(options.items())).encode())
+        for path in inputs:
+            data = _content(path)
+            if data is None:
+                return None
+            digest.update(f"\0{path}\0{len(data)}\0".encode() + data)
+        for path in found:
+            data = _content(path) if os.path.exists(path) else b"\0absent"
+            if data is None:
+                return None
+            digest.update(f"\0{path}\0{len(data)}\0".encode() + data)
+        return digest.hexdigest()
 
     def load(self, key: str) -> Result | None:
         """The result stored under KEY if it is whole, this user's, and its matrix unchanged."""
@@ -148,7 +148,7 @@ class ResultCache:
         _write(self.directory / f"{key}.json", result._asdict())
 
     def _memo(self, path: Path, reading: str) -> Path:
-        name = f"{path.resolve()}\0{reading}\0{code_fingerprint()}"
+        name = f"{path.resolve()}\0{reading}\0{self.code}"
         return self.images / f"{hashlib.sha256(name.encode()).hexdigest()}.json"
 
     def recall_image(self, path: Path, reading: str, stamp: str) -> str | None:

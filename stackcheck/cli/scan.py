@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 class _Request(NamedTuple):
     cache: ResultCache
-    digest: str  # what decides the output besides the image (results.request_digest)
+    digest: str  # what decides the output besides the image (request_digest)
     path: Path  # the image's file or folder
     reading: str  # how it is read: the argument and the platform
     stamp: tuple[str, int]  # its files' stamp, and their latest time (ns)
@@ -121,7 +121,7 @@ def _request(args: argparse.Namespace) -> _Request | None:
     --write-baseline), a format that stamps the time (prometheus), an input read from stdin,
     or an image that is not a local archive or layout."""
     from stackcheck.image.identity import image_stamp, local_path
-    from stackcheck.results import ResultCache, request_digest
+    from stackcheck.results import ResultCache
 
     files = (args.output, args.sarif, args.report_json, args.summary, args.write_baseline)
     if (
@@ -141,8 +141,8 @@ def _request(args: argparse.Namespace) -> _Request | None:
         options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
         inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
         found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
-        digest = request_digest(options, inputs, found)
         cache = ResultCache(_cache_dir(args))
+        digest = cache.request_digest(options, inputs, found)
     except (StackcheckError, OSError, RuntimeError):
         return None  # no home, no current directory, a bad argument: the scan says what is wrong
     if digest is None:
