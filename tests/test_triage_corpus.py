@@ -19,7 +19,6 @@ from tests.corpus import (
 )
 
 
-
 def _case(report: CorpusReport, token: str, *values: object) -> object:
     """A test case; one the report marks as a known miss must fail (strict), so a mark that
     is no longer true fails loudly too."""
