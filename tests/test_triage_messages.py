@@ -1,0 +1,83 @@
+"""What the rules make of the catalogue's driver, shared-memory, GPU-health, fabric-manager and
+persistence messages, independent of the report corpus. Each text is a catalogue entry's real
+example (copied from the public thread its entry names) or, where a test needs one, a sentence
+that states the opposite; the rules must turn a message into a warning or an error only where
+it shows the failure."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report, signatures
+from stackcheck.matrix import Matrix
+
+
+def example(signature_id: str) -> str:
+    return next(s.example for s in signatures.catalogue() if s.id == signature_id)
+
+
+def findings(matrix: Matrix, *lines: str) -> dict[str, Severity]:
+    report = check(read_report("\n".join(lines), "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def test_cuda_803_and_222_name_the_driver(matrix: Matrix) -> None:
+    assert findings(matrix, example("cuda-803-driver-mismatch")) == {"SC103": Severity.ERROR}
+    assert findings(matrix, example("cuda-222-unsupported-ptx")) == {"SC101": Severity.ERROR}
+
+
+def test_an_xid_stated_outside_nvrm_is_read_unless_denied(matrix: Matrix) -> None:
+    assert findings(matrix, example("xid-stated")) == {"SC1117": Severity.ERROR}
+    assert findings(matrix, "dmesg shows no Xid 79 and no Xid 48 on this node.") == {}
+    # An Xid the matrix does not name (13: usually the application's fault) stays silent.
+    assert findings(matrix, "XidCriticalError: Xid=13 on Device=GPU-0; marking device") == {}
+
+
+def test_fallen_off_the_bus_once_whether_or_not_an_xid_line_says_it(matrix: Matrix) -> None:
+    nvrm = [
+        "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0",
+        "               NVRM: (PCI ID: 10de:26b5) installed in this system has",
+        "               NVRM: fallen off the bus and is not responding to commands.",
+    ]
+    report = check(read_report("\n".join(nvrm), "pasted").snapshot, matrix)
+    assert [(f.id, f.severity) for f in report.findings] == [("SC1117", Severity.ERROR)]
+    assert report.findings[0].message.startswith("A GPU: Xid 79")
+    xid_line = "NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus."
+    report = check(read_report(xid_line, "pasted").snapshot, matrix)
+    assert [f.message.split(",")[0] for f in report.findings] == ["GPU 0000:44:00.0: Xid 79"]
+
+
+def test_nvml_lost_gpu_is_an_error_unknown_error_a_warning(matrix: Matrix) -> None:
+    assert findings(matrix, example("nvml-gpu-is-lost")) == {"SC1117": Severity.ERROR}
+    unknown = example("nvidia-smi-device-handle-unknown")
+    assert findings(matrix, unknown) == {"SC1117": Severity.WARNING}
+
+
+def test_ray_on_tmp_is_a_warning_whatever_the_size(matrix: Matrix) -> None:
+    assert findings(matrix, example("ray-object-store-tmp")) == {"SC501": Severity.WARNING}
+
+
+def test_a_bus_error_with_ample_shm_is_only_noted(matrix: Matrix) -> None:
+    bus_error = example("torch-dataloader-insufficient-shm")
+    assert findings(matrix, bus_error) == {"SC502": Severity.ERROR}
+    stated = "I use --ipc=host, so I have /dev/shm space of 254GB."
+    assert findings(matrix, stated, bus_error) == {"SC502": Severity.INFO}
+    small = "My /dev/shm size is 2G."
+    assert findings(matrix, small, bus_error) == {"SC502": Severity.ERROR}
+
+
+def test_container_cli_driver_timeout_warns_of_persistence_mode(matrix: Matrix) -> None:
+    assert findings(matrix, example("container-cli-driver-timeout")) == {"SC1120": Severity.WARNING}
+
+
+def test_a_failed_fabric_manager_service(matrix: Matrix) -> None:
+    systemd = example("fabricmanager-service-failed")
+    assert findings(matrix, systemd) == {"SC521": Severity.WARNING}
+    # Where NVSwitches are shown, the fabric cannot come up: an error.
+    assert findings(matrix, "instance type p4d.24xlarge", systemd)["SC521"] is Severity.ERROR
+    # The service fails the same way on a machine without NVSwitches; the fabric manager says so.
+    nothing = example("fabricmanager-no-nvswitch")
+    assert "SC521" not in findings(matrix, systemd, nothing)
+    # A sentence that asks or advises is not the service's state.
+    advice = "Check whether the fabric manager is not running before you start the job."
+    assert findings(matrix, advice) == {}
