@@ -81,3 +81,29 @@ def test_a_failed_fabric_manager_service(matrix: Matrix) -> None:
     # A sentence that asks or advises is not the service's state.
     advice = "Check whether the fabric manager is not running before you start the job."
     assert findings(matrix, advice) == {}
+
+
+def test_an_old_gpu_is_named_and_a_newer_one_is_not_an_error(matrix: Matrix) -> None:
+    too_old = example("torch-gpu-too-old")
+    assert findings(matrix, too_old)["SC202"] is Severity.ERROR
+    # PyTorch 2.8+ prints the same first line for a GPU newer than its range (GB10, 12.1),
+    # which runs; without "too old" it is a GPU and its capability, not a failure.
+    newer = [
+        "UserWarning: Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.",
+        "Minimum and Maximum cuda capability supported by this version of PyTorch is",
+        "(8.0) - (12.0)",
+    ]
+    report = check(read_report("\n".join(newer), "pasted").snapshot, matrix)
+    assert [f.id for f in report.findings if f.severity is not Severity.INFO] == []
+    assert [(g.name, g.compute_capability) for g in report.snapshot.gpus.devices] == [
+        ("NVIDIA GB10", "12.1")
+    ]
+
+
+def test_nccl_and_pytorch_shared_memory_failures(matrix: Matrix) -> None:
+    assert findings(matrix, example("nccl-shm-extend")) == {"SC502": Severity.ERROR}
+    assert findings(matrix, example("torch-shm-write-file")) == {"SC502": Severity.ERROR}
+
+
+def test_psm3_cannot_register_memory(matrix: Matrix) -> None:
+    assert findings(matrix, example("psm3-verbs-enomem")) == {"SC512": Severity.ERROR}
