@@ -107,3 +107,20 @@ def test_nccl_and_pytorch_shared_memory_failures(matrix: Matrix) -> None:
 
 def test_psm3_cannot_register_memory(matrix: Matrix) -> None:
     assert findings(matrix, example("psm3-verbs-enomem")) == {"SC512": Severity.ERROR}
+
+
+def test_an_uncorrectable_ecc_error_is_a_memory_error(matrix: Matrix) -> None:
+    assert findings(matrix, example("cuda-214-ecc-uncorrectable")) == {"SC1116": Severity.ERROR}
+
+
+def test_a_tensorflow_cudnn_older_than_its_build(matrix: Matrix) -> None:
+    report = check(read_report(example("tf-cudnn-loaded-vs-compiled"), "pasted").snapshot, matrix)
+    [finding] = report.findings
+    assert (finding.id, finding.severity) == ("SC301", Severity.ERROR)
+    assert "compiled against 8.9.4, loaded 8.7.0" in finding.message
+
+
+def test_containers_that_get_no_gpu_from_the_runtime(matrix: Matrix) -> None:
+    runtimes = ("docker-unknown-runtime-nvidia", "cdi-unresolvable-gpu", "nvidia-smi-no-libnvml")
+    for message in runtimes:
+        assert findings(matrix, example(message))["SC532"] is Severity.ERROR, message

@@ -80,7 +80,8 @@ class GpuMemoryErrors(Rule):
     doc = RuleDoc(
         what="Reads each GPU's ECC counters and row remapping state (NVML or `nvidia-smi -q`: "
         "ECC Errors, Remapped Rows, Retired Pages). Uncorrectable errors since the last reset "
-        "or a failed remapping are errors; pending remaps or page retirements are warnings.",
+        "or a failed remapping are errors; pending remaps or page retirements are warnings. Also "
+        "reads CUDA's `uncorrectable ECC error encountered` (error 214).",
         why="An uncorrectable ECC error kills the process that read the memory and, until the "
         "GPU is reset, can strike again; a pending remap means a bad row is still in use until "
         "then. A failed remapping means the GPU has run out of spare rows and needs replacing.",
@@ -92,6 +93,14 @@ class GpuMemoryErrors(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        reported = ctx.snapshot.observations("ecc-uncorrectable")
+        if reported and not any(_memory_problems(g)[1] for g in ctx.snapshot.hardware.gpus):
+            # CUDA's own error 214, where no ECC counter of the GPU was shown.
+            yield self.finding(
+                "A GPU's memory had an uncorrectable ECC error, as CUDA reported: "
+                f"{(reported[0].value or '')[:100]}.",
+                [o.evidence for o in reported[:2]],
+            )
         for gpu in ctx.snapshot.hardware.gpus:
             said, error = _memory_problems(gpu)
             if said:

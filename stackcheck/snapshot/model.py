@@ -316,6 +316,7 @@ ObservationKind = Literal[
     "driver-init-timeout",  # the driver took too long to initialise the GPUs (no persistence)
     "fabric-manager-down",  # the fabric manager service failed, was killed or is not running
     "gpu-unreachable",  # NVML cannot reach a GPU the driver lists (nvidia-smi: Unknown Error)
+    "ecc-uncorrectable",  # CUDA met an uncorrectable ECC error in a GPU's memory (error 214)
 ]
 
 
