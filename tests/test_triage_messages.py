@@ -124,3 +124,17 @@ def test_containers_that_get_no_gpu_from_the_runtime(matrix: Matrix) -> None:
     runtimes = ("docker-unknown-runtime-nvidia", "cdi-unresolvable-gpu", "nvidia-smi-no-libnvml")
     for message in runtimes:
         assert findings(matrix, example(message))["SC532"] is Severity.ERROR, message
+
+
+def test_the_ngc_driver_check(matrix: Matrix) -> None:
+    ngc = [
+        example("ngc-driver-release-too-old"),
+        "       version 440.33.01 was detected and compatibility mode is UNAVAILABLE.",
+        "",
+        example("ngc-cuinit-code"),
+    ]
+    assert findings(matrix, *ngc) == {"SC101": Severity.ERROR, "SC104": Severity.ERROR}
+
+
+def test_a_device_plugin_without_the_toolkit_sees_no_gpu(matrix: Matrix) -> None:
+    assert findings(matrix, example("device-plugin-no-toolkit")) == {"SC532": Severity.ERROR}
