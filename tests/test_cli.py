@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -176,3 +178,23 @@ def test_every_printing_command_takes_format_json_and_the_older_json(
         if isinstance(output, dict):
             output.pop("taken_at", None)
     assert outputs[0] == outputs[1]
+
+
+def test_a_command_imports_only_its_own_module() -> None:
+    """`stackcheck probe` must start fast: no other command's module, no parser of theirs."""
+    probe = (
+        "import sys\nfrom stackcheck.cli import main\nmain(['probe', '--json', '--no-network'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('stackcheck.cli.')), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        done.stderr.strip().splitlines()[-1] == "['stackcheck.cli.common', 'stackcheck.cli.probe']"
+    )
+    help_text = run_stackcheck("--help").out
+    unknown = run_stackcheck("nope")
+    for command in ("check", "scan", "triage", "lint-dockerfile", "fleet", "explain", "node-check"):
+        assert command in help_text and repr(command) in unknown.err
+    assert run_stackcheck("explain", "SC101").out.startswith("# SC101")

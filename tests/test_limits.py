@@ -200,10 +200,10 @@ def test_a_fifo_is_refused(cli: Cli, tmp_path: Path, argv: list[str]) -> None:
 
 
 def test_matrix_file_bytes(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import stackcheck.matrix.loader as loader
+    import stackcheck.matrix_files as files
 
-    monkeypatch.setattr(loader, "MATRIX_FILE_BYTES", 4 << 10)  # the bound itself: 16 MiB
-    (tmp_path / "extra.toml").write_text("# x\n" * (loader.MATRIX_FILE_BYTES // 4 + 1))
+    monkeypatch.setattr(files, "MATRIX_FILE_BYTES", 4 << 10)  # the bound itself: 16 MiB
+    (tmp_path / "extra.toml").write_text("# x\n" * (files.MATRIX_FILE_BYTES // 4 + 1))
     done = cli("matrix", "--matrix-dir", str(tmp_path))
     assert done.code == 2 and "larger than" in done.err and done.err.count("\n") == 1
 

@@ -76,3 +76,12 @@ def test_an_unwritable_cache_costs_only_speed(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
     assert load_matrix(cache_dir=blocked / "cache") == load_matrix()
+
+
+def test_the_suite_never_writes_the_users_own_cache(private_cache_home: Path) -> None:
+    """conftest points every cache of this run (matrix, layers, scan results) at a private
+    directory; a run that read the user's ~/.cache could pass on what another run left there."""
+    from stackcheck.cachedir import default_cache_dir
+
+    assert default_cache_dir().is_relative_to(private_cache_home)
+    assert not default_cache_dir().is_relative_to(Path.home() / ".cache")

@@ -9,6 +9,7 @@ import pytest
 
 from stackcheck.ingest import signatures
 from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
+from stackcheck.ingest.hardware import XidFact
 from stackcheck.ingest.lines import split_lines
 
 CATALOGUE = signatures.catalogue()
@@ -37,7 +38,9 @@ def test_each_signature_reads_its_real_example(signature: signatures.Signature) 
             assert isinstance(fact, ObservationFact) and fact.kind == spec["observe"]
         elif spec["kind"] == "gpu":
             assert isinstance(fact, GpuFact) and fact.compute_capability
-        elif spec["kind"] in ("peermem", "memlock-kb"):
+        elif spec["kind"] == "xid":
+            assert isinstance(fact, XidFact) and fact.code > 0
+        elif spec["kind"] in ("peermem", "memlock-kb", "shm-gib"):
             assert isinstance(fact, RuntimeFact)
         elif spec["kind"] == "nccl-loaded":
             assert isinstance(fact, ObservationFact) and re.match(
@@ -64,6 +67,14 @@ def test_values_read_from_examples() -> None:
     assert read("ucx-memlock-limit")[1] == f"runtime memlock_bytes = {64 * 1024}"
     assert read("deepspeed-cuda-mismatch")[0].startswith("CUDA toolkit 12.2")
     assert read("vllm-using-nccl") == ["observed nccl-loaded: 2.21.5"]
+    assert read("torch-cudnn-mismatch-int") == [
+        "observed cudnn-mismatch: compiled against 7102, loaded 7605"
+    ]
+    assert read("nvml-gpu-is-lost") == ["Xid 79 on 0000:02:00.0"]
+    assert read("xid-stated") == ["Xid 48 on a GPU"]
+    assert read("cuda-803-driver-mismatch")[0].startswith(
+        "observed driver-library-mismatch: CUDA error 803"
+    )
 
 
 def test_plugin_messages_tell_missing_from_broken() -> None:

@@ -12,7 +12,7 @@ from stackcheck.parsers.packages import (
     efa_installed_packages,
     requires_dist,
 )
-from stackcheck.parsers.source import c_defines, os_release, python_assignments
+from stackcheck.parsers.source import c_define, c_defines, os_release, python_assignments
 from tests.support.recorded import (
     A10G_INFORMATION,
     H100_INFORMATION,
@@ -100,3 +100,19 @@ def test_c_defines_and_os_release() -> None:
     )
     assert c_defines(header)["NCCL_MINOR"] == "19"
     assert os_release('NAME="Ubuntu"\nVERSION_ID="22.04"\n')["VERSION_ID"] == "22.04"
+
+
+def test_c_define_agrees_with_c_defines() -> None:
+    """The one-name look-up gives what the whole parse gives: the last definition, a longer
+    name that starts alike skipped, values unquoted, comments cut, a name never defined None."""
+    header = (
+        "/* CUDART_VERSION is defined below */\n"
+        "#define CUDART_VERSION_MINOR 4 // not it\n"
+        "  #  define CUDART_VERSION 12040 /* 12.4 */\n"
+        "#if 0\n#define CUDART_VERSION 13000\n#endif\n"
+        '#define NCCL_SUFFIX "rc1"\n'
+        "int f(int CUDART_VERSION);\n#define LAST 1"
+    )
+    for name in ("CUDART_VERSION", "CUDART_VERSION_MINOR", "NCCL_SUFFIX", "LAST", "ABSENT"):
+        assert c_define(header, name) == c_defines(header).get(name), name
+    assert c_define(header, "CUDART_VERSION") == "13000"

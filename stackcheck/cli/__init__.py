@@ -3,42 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
-import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
 from stackcheck import __version__
-from stackcheck.cli import (
-    check,
-    fleet,
-    lint_dockerfile,
-    matrix,
-    node_check,
-    plan,
-    probe,
-    recommend,
-    rules,
-    scan,
-    triage,
-)
 from stackcheck.cli.common import EXIT_CLEAN, EXIT_ERROR
 from stackcheck.errors import StackcheckError
-from stackcheck.redact import redact_text
 
+# Each command's module (stackcheck.cli.<module>, whose register() adds it) and the commands it
+# registers, in --help's order. A run imports and registers only the module of its command:
+# the others' arguments would cost `stackcheck probe` a hundredth of a second.
 COMMANDS = (
-    check,
-    probe,
-    scan,
-    triage,
-    lint_dockerfile,
-    fleet,
-    rules,
-    matrix,
-    recommend,
-    plan,
-    node_check,
+    ("check", ("check",)),
+    ("probe", ("probe",)),
+    ("scan", ("scan",)),
+    ("triage", ("triage",)),
+    ("lint_dockerfile", ("lint-dockerfile",)),
+    ("fleet", ("fleet",)),
+    ("rules", ("rules", "explain")),
+    ("matrix", ("matrix",)),
+    ("recommend", ("recommend",)),
+    ("plan", ("plan",)),
+    ("node_check", ("node-check",)),
 )
 
 DESCRIPTION = """\
@@ -70,7 +59,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_ERROR)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of COMMAND alone (where it names one)."""
     parser = _Parser(
         prog="stackcheck",
         description=DESCRIPTION,
@@ -83,8 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="on a failure, print the traceback too (accepted anywhere on the command line)",
     )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
-    for module in COMMANDS:
-        module.register(commands)
+    chosen = [module for module, names in COMMANDS if command in names]
+    for module in chosen or [module for module, _ in COMMANDS]:
+        importlib.import_module(f"stackcheck.cli.{module}").register(commands)
     return parser
 
 
@@ -96,12 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments[0].startswith("--") and arguments[0] not in ("--help", "--version")
     ):
         arguments = ["check", *arguments]
-    parser = build_parser()
+    parser = build_parser(arguments[0] if arguments else None)
     args = parser.parse_args(arguments)
     args.started = time.monotonic()  # for the check's duration (prometheus output)
     try:
         return int(args.run(args))
     except StackcheckError as exc:
+        from stackcheck.redact import redact_text
+
         sys.stderr.write(f"stackcheck: error: {redact_text(str(exc))}\n")
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -110,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_CLEAN
     except Exception as exc:
+        import traceback
+
+        from stackcheck.redact import redact_text
+
         if debug:
             traceback.print_exc()
         line = f"{_refused(args)}: {_describe(exc)}"

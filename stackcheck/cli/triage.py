@@ -27,7 +27,7 @@ p2pBandwidthLatencyTest output, pip/conda lists, fi_info (-p efa, -v),
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
 docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg -l / apt list /
 rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(),
-nvidia-container-cli info, python -c one-liners - and some 60 known error and warning messages
+nvidia-container-cli info, python -c one-liners - and some 100 known error and warning messages
 (CUDA, NVML, PyTorch, NCCL, aws-ofi-nccl, libfabric, the fabric manager, the container toolkit,
 the kernel) - in any order, with Markdown fences, <details>, tables, quotes, prompts and prose
 around it. What the text states

@@ -120,13 +120,14 @@ class XidFact(HardwareFact):
     text: str
 
     def describe(self) -> str:
-        return f"Xid {self.code} on {self.bus_id}"
+        return f"Xid {self.code} on {self.bus_id or 'a GPU'}"
 
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
         hardware.xids.append(
             XidEvent(
                 code=self.code,
-                bus_id=normalise_bus_id(self.bus_id),
+                # a message that names no GPU (prose, a wrapped NVRM line) leaves it unknown
+                bus_id=normalise_bus_id(self.bus_id) if self.bus_id else None,
                 text=self.text,
                 evidence=evidence,
             )

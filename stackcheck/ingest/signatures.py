@@ -27,6 +27,7 @@ from stackcheck.ingest.facts import (
     RuntimeFact,
     toolkit_fact,
 )
+from stackcheck.ingest.hardware import XidFact
 from stackcheck.ingest.lines import Line, joined_line
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
@@ -55,6 +56,8 @@ _FACT_KINDS = frozenset(
         "instance",
         "peermem",
         "memlock-kb",
+        "xid",
+        "shm-gib",
     }
 )
 
@@ -131,6 +134,12 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         return InstanceFact(line, value.lower())
     if kind == "peermem":
         return RuntimeFact(line, "peermem_loaded", False)
+    if kind == "xid":
+        # `code`: the Xid (stated, or the one the message means: fallen off the bus is 79)
+        code = int(_fill(spec["code"], groups))
+        return XidFact(line, code, _fill(spec.get("bus", ""), groups), line.text.strip()[:200])
+    if kind == "shm-gib":
+        return RuntimeFact(line, "shm_bytes", int(value) << 30)
     # memlock-kb: a limit stated in KiB, as ulimit -l and UCX print it
     return RuntimeFact(line, "memlock_bytes", int(value) << 10)
 

@@ -5,7 +5,8 @@ user's cache directory, named by a hash of every matrix file read (and of the mo
 define the pickled classes, and the stackcheck, pydantic and Python versions), so a later run
 with the same files skips TOML parsing and validation (0.08 s of a cached image rescan). A
 cache file is read only when it is owned by this user and writable by no one else; anything
-odd about it means the files are read again.
+odd about it means the files are read again. Each write deletes the entries older than 30 days
+and all but the 8 newest.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from stackcheck.atomic import write_atomically
+from stackcheck.cachedir import prune
 from stackcheck.errors import StackcheckError
-from stackcheck.inputs import read_regular
-from stackcheck.limits import MATRIX_FILE_BYTES
 from stackcheck.matrix.models import TABLE_KEYS, Matrix
+from stackcheck.matrix_files import MatrixFiles, bundled_dir, feed_files, matrix_files
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,32 +33,16 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 META_KEYS = ("version", "built", "primary_sources")
-
-
-def bundled_dir() -> Path:
-    """``stackcheck/matrices`` in an installed wheel; the checkout's ``matrices/`` otherwise."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / "matrices"
-    return installed if installed.is_dir() else package.parent / "matrices"
-
-
-def _files(directory: Path) -> list[tuple[Path, bytes]]:
-    """Every ``*.toml`` in ``directory``, in name order, with its bytes."""
-    if not directory.is_dir():
-        raise StackcheckError(f"matrix directory {directory} does not exist")
-    # A FIFO named *.toml would block a plain read: regular files only, bounded.
-    return [
-        (path, read_regular(path, "matrix file", MATRIX_FILE_BYTES)[0])
-        for path in sorted(directory.glob("*.toml"))
-    ]
+# One entry per matrix content: a few user matrices, a few upgrades; older ones are deleted.
+MATRIX_ENTRIES, MATRIX_ENTRY_AGE_S = 8, 30 * 86400
 
 
 def read_tables(directory: Path) -> dict[str, Any]:
     """The top-level keys of every ``*.toml`` in ``directory``; tables from several files join."""
-    return _tables(_files(directory))
+    return _tables(matrix_files(directory))
 
 
-def _tables(files: list[tuple[Path, bytes]]) -> dict[str, Any]:
+def _tables(files: MatrixFiles) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for path, raw in files:
         try:
@@ -109,7 +94,7 @@ def build(data: dict[str, Any], origin: str) -> Matrix:
 def load_matrix(extra_dirs: Sequence[str | Path] = (), cache_dir: Path | None = None) -> Matrix:
     """The bundled matrix with ``extra_dirs`` (user matrices) laid over it, in order; with
     ``cache_dir``, validated once per content of the files (see the module's doc)."""
-    layers = [_files(bundled_dir()), *(_files(Path(d)) for d in extra_dirs)]
+    layers = [matrix_files(bundled_dir()), *(matrix_files(Path(d)) for d in extra_dirs)]
     cache = None if cache_dir is None else cache_dir / f"matrix-{_content_key(layers)}.pickle"
     if cache is not None:
         cached = _read_cache(cache)
@@ -124,7 +109,7 @@ def load_matrix(extra_dirs: Sequence[str | Path] = (), cache_dir: Path | None = 
     return matrix
 
 
-def _content_key(layers: list[list[tuple[Path, bytes]]]) -> str:
+def _content_key(layers: list[MatrixFiles]) -> str:
     import pydantic
 
     from stackcheck import __version__
@@ -134,10 +119,7 @@ def _content_key(layers: list[list[tuple[Path, bytes]]]) -> str:
     digest = hashlib.sha256(f"{__version__} {pydantic.VERSION} {sys.version}".encode())
     for module in (models, model):  # the classes the pickle holds: a change to them is a miss
         digest.update(Path(str(module.__file__)).read_bytes())
-    for position, files in enumerate(layers):
-        for path, raw in files:
-            digest.update(f"\0{position}\0{path.name}\0{len(raw)}\0".encode())
-            digest.update(raw)
+    feed_files(digest, layers)
     return digest.hexdigest()[:32]
 
 
@@ -159,5 +141,6 @@ def _write_cache(path: Path, matrix: Matrix) -> None:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_atomically(path, pickle.dumps(matrix, protocol=pickle.HIGHEST_PROTOCOL))
+        prune(path.parent, "matrix-*.pickle", MATRIX_ENTRIES, MATRIX_ENTRY_AGE_S)
     except OSError:
         return

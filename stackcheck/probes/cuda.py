@@ -11,7 +11,7 @@ import json
 import posixpath
 import re
 
-from stackcheck.parsers.source import c_defines
+from stackcheck.parsers.source import c_define
 from stackcheck.probes.base import (
     Probe,
     add_installation,
@@ -108,7 +108,7 @@ class CudaProbe(Probe):
                     evidence = Evidence(kind="filename", source=real, detail=name)
                     return version, [evidence]
         path = posixpath.join(root, "include/cuda_runtime_api.h")
-        value = c_defines(ctx.view.read_text(path) or "").get("CUDART_VERSION")
+        value = c_define(ctx.view.read_text(path) or "", "CUDART_VERSION")
         if value and value.isdigit():
             return cuda_from_int(int(value)), [
                 Evidence(kind="header", source=path, detail=f"CUDART_VERSION {value}")

@@ -29,12 +29,15 @@ class FabricManagerNotRunning(Rule):
     name = "fabric-manager-not-running"
     family = "fabric-manager"
     severity = Severity.ERROR
+    lowest = Severity.WARNING  # the service failed where no NVSwitch was shown
     title = "NVSwitch fabric not initialised (fabric manager missing or not running)"
     doc = RuleDoc(
         what="On a machine with NVSwitches (or an instance type that has them), checks that "
         "nvidia-fabricmanager is installed and running; and reads what says the fabric is not "
         "up: CUDA error 802 (`system not yet initialized`, `cudaErrorSystemNotReady`) and "
-        "`nvidia-smi -q` showing the fabric state other than Completed.",
+        "`nvidia-smi -q` showing the fabric state other than Completed; and the service's "
+        "failure (systemd's `Job for nvidia-fabricmanager.service failed`, a report saying it "
+        "was killed): an error where NVSwitches are known, else a warning.",
         why="Until the fabric manager has configured the NVSwitches, `cudaGetDeviceCount()` fails "
         "with error 802 and `torch.cuda.is_available()` is False, although `nvidia-smi` lists "
         "every GPU (pytorch/pytorch#35710, dstackai/dstack#2348).",
@@ -58,6 +61,22 @@ class FabricManagerNotRunning(Rule):
             if (o.value or "").lower() not in _READY_STATES
         ]
         needs = _nvswitch_evidence(ctx)
+        down = snapshot.observations("fabric-manager-down")
+        harmless = snapshot.observations("fabric-manager-no-nvswitch")
+        if down and not (errors or states or harmless):
+            # The service failed: fatal where NVSwitches are known, a warning where not shown
+            # (without NVSwitches it fails harmlessly, which NV_WARN_NOTHING_TO_DO tells: SC1201).
+            yield self.finding(
+                f"The fabric manager is not running ({(down[0].value or '')[:100]})"
+                + (
+                    ": this machine has NVSwitches, so CUDA will fail with error 802."
+                    if needs
+                    else "; on a machine with NVSwitches CUDA fails with error 802."
+                ),
+                [o.evidence for o in down[:2]] + needs,
+                severity=None if needs else Severity.WARNING,
+            )
+            return
         if errors or states:
             what = (
                 "CUDA error 802 (system not yet initialized)"

@@ -80,7 +80,8 @@ class GpuMemoryErrors(Rule):
     doc = RuleDoc(
         what="Reads each GPU's ECC counters and row remapping state (NVML or `nvidia-smi -q`: "
         "ECC Errors, Remapped Rows, Retired Pages). Uncorrectable errors since the last reset "
-        "or a failed remapping are errors; pending remaps or page retirements are warnings.",
+        "or a failed remapping are errors; pending remaps or page retirements are warnings. Also "
+        "reads CUDA's `uncorrectable ECC error encountered` (error 214).",
         why="An uncorrectable ECC error kills the process that read the memory and, until the "
         "GPU is reset, can strike again; a pending remap means a bad row is still in use until "
         "then. A failed remapping means the GPU has run out of spare rows and needs replacing.",
@@ -92,6 +93,14 @@ class GpuMemoryErrors(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        reported = ctx.snapshot.observations("ecc-uncorrectable")
+        if reported and not any(_memory_problems(g)[1] for g in ctx.snapshot.hardware.gpus):
+            # CUDA's own error 214, where no ECC counter of the GPU was shown.
+            yield self.finding(
+                "A GPU's memory had an uncorrectable ECC error, as CUDA reported: "
+                f"{(reported[0].value or '')[:100]}.",
+                [o.evidence for o in reported[:2]],
+            )
         for gpu in ctx.snapshot.hardware.gpus:
             said, error = _memory_problems(gpu)
             if said:
@@ -115,7 +124,10 @@ class GpuXid(Rule):
         "the matrix's `xid` table names: 48 (double-bit ECC), 63/64 (row remapping event and "
         "failure), 74 (NVLink), 79 (fallen off the bus), 92 (high single-bit rate), 94/95 "
         "(contained/uncontained ECC). Severity comes from the table; other codes (13, 31, 43 "
-        "are usually the application's own faults) are left alone.",
+        "are usually the application's own faults) are left alone. Also read where no NVRM Xid "
+        "line is pasted: NVRM's `has fallen off the bus` and NVML's `GPU is lost` (79), an Xid "
+        "named elsewhere (`XidCriticalError: Xid=48`), and nvidia-smi's `Unable to determine "
+        "the device handle ... Unknown Error` (a warning).",
         why="These codes mean the GPU's memory, PCIe link or NVLink failed. A job on it crashed "
         "or will; restarted on the same GPU without a reset it fails again, often hours into the "
         "run.",
@@ -126,6 +138,17 @@ class GpuXid(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        xids = {event.code for event in ctx.snapshot.hardware.xids}
+        unreachable = ctx.snapshot.observations("gpu-unreachable")
+        if unreachable and 79 not in xids:
+            # nvidia-smi's "Unknown Error" for one GPU: often Xid 79 (the kernel log tells), also
+            # a container that lost a device node; a warning until the log says which.
+            yield self.finding(
+                f"NVML cannot reach a GPU the driver lists ({(unreachable[0].value or '')[:80]}): "
+                "it may have fallen off the bus; look for Xid 79 in the kernel log.",
+                [o.evidence for o in unreachable[:2]],
+                severity=Severity.WARNING,
+            )
         groups: dict[tuple[int, str], list[Evidence]] = {}
         for event in ctx.snapshot.hardware.xids:
             groups.setdefault((event.code, event.bus_id or "?"), []).append(event.evidence)
@@ -135,7 +158,7 @@ class GpuXid(Rule):
             if known is None:
                 continue
             gpu = gpus.get(normalise_bus_id(bus)) if bus != "?" else None
-            where = gpu_label(gpu) if gpu is not None else f"GPU {bus}"
+            where = gpu_label(gpu) if gpu is not None else f"GPU {bus}" if bus != "?" else "A GPU"
             times = f" ({len(evidence)} times)" if len(evidence) > 1 else ""
             yield self.finding(
                 f"{where}: Xid {code}{times}, {known.meaning}. {known.action}",

@@ -20,10 +20,13 @@ class PersistenceModeOff(Rule):
     id = "SC1120"
     name = "persistence-mode-off"
     family = "gpu-mode"
-    severity = Severity.INFO
+    severity = Severity.WARNING  # when a container failed to start because of it
+    lowest = Severity.INFO
     title = "GPU persistence mode is off"
     doc = RuleDoc(
-        what="Reads each GPU's persistence mode (NVML or `nvidia-smi -q` `Persistence Mode`).",
+        what="Reads each GPU's persistence mode (NVML or `nvidia-smi -q` `Persistence Mode`), "
+        "and nvidia-container-cli's `driver error: timed out` / `driver rpc error: timed out`, "
+        "which a driver re-initialising the GPUs at each container start causes (a warning).",
         why="Without it (and without nvidia-persistenced) the driver tears the GPUs down when "
         "the last process exits and initialises them again for the next: every job, every "
         "`nvidia-smi` and every health check pays seconds of start-up, and state such as "
@@ -35,6 +38,16 @@ class PersistenceModeOff(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        timeouts = ctx.snapshot.observations("driver-init-timeout")
+        if timeouts:
+            # Not a slow start but a failed one: the container was never created.
+            yield self.finding(
+                "The driver took too long to initialise the GPUs for a container "
+                f"({(timeouts[0].value or '')[:100]}): persistence mode is off and "
+                "nvidia-persistenced is not running.",
+                [o.evidence for o in timeouts[:2]],
+                severity=Severity.WARNING,
+            )
         off = [g for g in ctx.snapshot.hardware.gpus if g.persistence_mode is False]
         if off:
             yield self.finding(
@@ -43,6 +56,7 @@ class PersistenceModeOff(Rule):
                 + (" ..." if len(off) > 4 else "")
                 + ".",
                 [e for g in off[:2] for e in g.evidence[:1]],
+                severity=Severity.INFO,
             )
 
 

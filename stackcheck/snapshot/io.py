@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime, timedelta
 from enum import Enum
@@ -50,6 +51,18 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime) and value.utcoffset() == timedelta(0) and not value.microsecond:
         return value.replace(tzinfo=None).isoformat() + "Z"
     raise _Unwritten(type(value).__name__)
+
+
+def content_digest(snapshot: Snapshot) -> str:
+    """The SHA-256 of what a probe read: the snapshot's JSON, unredacted, without the time it
+    was taken (the result cache's key for an image, stackcheck.results)."""
+    try:
+        document = _plain(snapshot)
+    except _Unwritten:
+        document = json.loads(snapshot.model_dump_json())
+    document.pop("taken_at", None)
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def load_snapshot(text: str, origin: str) -> Snapshot:

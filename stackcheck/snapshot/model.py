@@ -312,6 +312,11 @@ ObservationKind = Literal[
     "torch-cpu-only",  # "Torch not compiled with CUDA enabled": a CPU build asked for a GPU
     "fabric-manager-no-nvswitch",  # the fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO)
     "rdma-fabric-stated",  # the report says its machines have InfiniBand or RoCE ("RoCE enabled")
+    "shm-too-small",  # a program said /dev/shm is too small for it and worked around it (Ray)
+    "driver-init-timeout",  # the driver took too long to initialise the GPUs (no persistence)
+    "fabric-manager-down",  # the fabric manager service failed, was killed or is not running
+    "gpu-unreachable",  # NVML cannot reach a GPU the driver lists (nvidia-smi: Unknown Error)
+    "ecc-uncorrectable",  # CUDA met an uncorrectable ECC error in a GPU's memory (error 214)
     "nccl-gpu-unsupported",  # NCCL's kernels need more shared memory than the GPU gives
     "nvlink-p2p-broken",  # NCCL: P2P is disabled between NVLink-connected GPUs
     "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device

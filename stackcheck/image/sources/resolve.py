@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.image.errors import ImageError
+from stackcheck.image.identity import path_and_tag
 from stackcheck.image.source import ImageSource, LayerAnalyzer, LoadedImage
 from stackcheck.image.sources.archive import ArchiveKind, ArchiveSource
 from stackcheck.image.sources.blobs import sniff
@@ -17,16 +18,6 @@ from stackcheck.inputs import check_regular
 
 if TYPE_CHECKING:
     from stackcheck.image.sources.registry import RegistrySource
-
-
-def _path_and_tag(value: str) -> tuple[Path, str | None]:
-    """``PATH`` or ``PATH:TAG`` (skopeo's spelling), preferring a path that exists."""
-    if not value:
-        raise ImageError("no path given")
-    if Path(value).exists() or ":" not in value:
-        return Path(value), None
-    path, tag = value.rsplit(":", 1)
-    return Path(path), tag or None
 
 
 def _existing(path: Path, what: str) -> Path:
@@ -60,12 +51,12 @@ class FallbackSource(ImageSource):
 def open_source(text: str, platform: str, insecure: bool) -> ImageSource:
     for prefix in ("docker-archive:", "oci-archive:"):
         if text.startswith(prefix):
-            path, tag = _path_and_tag(text[len(prefix) :])
+            path, tag = path_and_tag(text[len(prefix) :])
             kind: ArchiveKind = "docker-archive" if prefix == "docker-archive:" else "oci-archive"
             check_regular(_existing(path, text), "image archive")  # a FIFO would block
             return ArchiveSource(path, kind, tag, platform)
     if text.startswith("oci:"):
-        path, tag = _path_and_tag(text[len("oci:") :])
+        path, tag = path_and_tag(text[len("oci:") :])
         return LayoutSource(_existing(path, text), tag, platform)
     from stackcheck.image.sources.registry import RegistrySource  # urllib, ssl: only if needed
 
