@@ -515,3 +515,24 @@ def test_nccls_own_version_line_is_not_the_tail_of_the_line_before() -> None:
     assert [o.value for o in snapshot.observations("net-transport")] == ["Socket"]
     [loaded] = snapshot.observations("nccl-loaded")
     assert (loaded.value, loaded.evidence.line) == ("2.10.3", 8)
+
+
+def _nccl_stated(text: str) -> list[str | None]:
+    return [n.version for n in snapshot_of(text).installations(ComponentName.NCCL)]
+
+
+def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
+    """320: `Software: NCCL 2.10.3`. 303: `nccl 2.13` in full-width brackets in a sentence,
+    then `nccl 2.11 runs ok.` (the comparison, not the stack). 312: `nccl version 2.19.1
+    2.19.3 2.19.4` in a sentence, then `When I used nccl 2.18.6, there are no problems.`.
+    213: `Failing NCCL runtime: 2.26.2+cuda12.2`, then `Working NCCL runtime tested:
+    2.31.2+cuda12.9`. 209: a version bump names the NCCL it replaces (its table of both
+    versions' results gives each: a limit)."""
+    assert _nccl_stated(body("320")) == ["2.10.3"]
+    assert _nccl_stated(body("303")) == ["2.13"]
+    assert _nccl_stated(body("312")) == ["2.19.1"]
+    assert _nccl_stated(body("213")) == ["2.26.2"]
+    assert _nccl_stated(body("209")) == ["2.28.9", "2.30.7"]
+    # Advice and words between NCCL and the number are not the NCCL in use.
+    assert not _nccl_stated("Please upgrade to NCCL 2.20.3.")
+    assert not _nccl_stated("NCCL before 2.29.3 leaks proxy-op slots on aarch64")

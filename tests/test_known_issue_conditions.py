@@ -30,7 +30,8 @@ def _installed(stack: dict[ComponentName, str]) -> Callable[[ComponentName], lis
 
 
 def test_a_gpu_condition_needs_that_gpu_known(matrix: Matrix) -> None:
-    nvls = _issue(matrix, "2.20.3", "nccl")  # Hopper and Blackwell only
+    # Hopper and Blackwell only (2.20.3 also fixed a hang that needs no GPU condition)
+    nvls = next(i for e in matrix.nccl for i in e.known_issues if i.fixed_in == "2.20.3" and i.gpus)
     assert reported_for(nvls, "2.19.3") and not reported_for(nvls, "2.20.3")
     hopper, ampere = _target(matrix, "H100"), _target(matrix, "A100")
     met = conditions_met(nvls, hopper.gpus, "x86_64", _installed({}), str)
@@ -60,3 +61,25 @@ def test_recommend_sees_the_issues_the_conditions_allow(matrix: Matrix) -> None:
     on_ampere = {s.issue.fixed_in for s in stack_issues(stack, _target(matrix, "A100"), index)}
     assert {"2.20.3", "1.29.0"} <= on_hopper
     assert "1.29.0" in on_ampere and "2.20.3" not in on_ampere
+
+
+def test_a_series_stated_without_its_patch_needs_the_whole_series_affected(matrix: Matrix) -> None:
+    dmabuf = _issue(matrix, "2.14.3", "nccl")  # >=2.13,<2.14.3: every 2.13 release
+    assert reported_for(dmabuf, "2.13") and reported_for(dmabuf, "2.13.4")
+    assert not reported_for(dmabuf, "2.14")  # 2.14.3 and later are fixed
+    nccl1 = next(i for e in matrix.nccl for i in e.known_issues if i.affected == "<2")
+    assert reported_for(nccl1, "1.0") and reported_for(nccl1, "1.3.4")
+    assert not reported_for(nccl1, "2.0")
+
+
+def test_an_env_condition_needs_one_of_its_variables_set_to_a_matching_value(
+    matrix: Matrix,
+) -> None:
+    plugin = _issue(matrix, "2.27.5", "nccl")  # a plugin named by a path, in 2.27.3 only
+    assert reported_for(plugin, "2.27.3") and not reported_for(plugin, "2.27.5")
+    env = {"NCCL_PROFILER_PLUGIN": "./libnccl_example_profiler_plugin.so"}
+    met = conditions_met(plugin, (), None, _installed({}), str, env.get)
+    assert met is not None and met.variables == ("NCCL_PROFILER_PLUGIN",)
+    by_name = {"NCCL_NET_PLUGIN": "ofi"}.get
+    assert conditions_met(plugin, (), None, _installed({}), str, by_name) is None
+    assert conditions_met(plugin, (), None, _installed({}), str) is None  # unknown: not a guess

@@ -234,3 +234,23 @@ def test_old_aws_ofi_nccl_announces_itself_with_using() -> None:
     )
     plugins = read_report(text, "pasted").snapshot.installations(ComponentName.OFI_NCCL)
     assert sorted(p.version or "" for p in plugins) == ["1.3.0", "1.6.0"]
+
+
+# NVIDIA/nccl#1292: a libnccl-net.so without a supported API, and nothing else about the network.
+STRAY_PLUGIN = (
+    " NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.\n"
+    " NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= v5). ncclNetPlugin symbols v4 "
+    "and lower are not supported.\n"
+    "NCCL INFO cudaDriverVersion 12040\n"
+    "NCCL version 2.20.3+cuda12.4\n"
+)
+
+
+def test_a_stray_plugin_without_a_supported_api_is_only_advice(matrix: Matrix) -> None:
+    assert findings(matrix, STRAY_PLUGIN)["SC413"].severity is Severity.INFO
+    # The same plugin where the log shows NCCL on sockets over an EFA instance is the fault.
+    on_efa = STRAY_PLUGIN + (
+        "ip-10-1-2-3:1:1 [0] NCCL INFO Using network Socket\n"
+        "ip-10-1-2-3:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa\n"
+    )
+    assert findings(matrix, on_efa)["SC413"].severity is Severity.ERROR

@@ -3,6 +3,7 @@ checked stack) and by `recommend` (on a stack it proposes), so the two can never
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
@@ -22,8 +23,19 @@ InstalledT = TypeVar("InstalledT")
 
 
 def reported_for(issue: KnownIssue, version: str | None) -> bool:
-    """A bug (documented behaviours are shown, never reported) whose range holds ``version``."""
-    return issue.kind == "bug" and versions.matches(version, issue.affected) is True
+    """A bug (documented behaviours are shown, never reported) whose range holds ``version``.
+    A version stated without its patch number ("NCCL 2.13") is every release of that series:
+    it is held only when the range holds the series' first and last patch alike."""
+    if issue.kind != "bug" or versions.matches(version, issue.affected) is not True:
+        return False
+    parsed = versions.parse(version)
+    if parsed is None or len(parsed.release) != 2:
+        return True
+    last = ".".join(str(n) for n in (*parsed.release, _LAST_PATCH))
+    return versions.matches(last, issue.affected) is True
+
+
+_LAST_PATCH = 999
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,7 @@ class Witnesses(Generic[GpuT, InstalledT]):
 
     gpu: GpuT | None
     installations: tuple[InstalledT, ...]
+    variables: tuple[str, ...] = ()  # the variables that meet the ``env`` condition
 
 
 def conditions_met(
@@ -40,6 +53,7 @@ def conditions_met(
     cpu_arch: str | None,
     installed: Callable[[ComponentName], Iterable[InstalledT]],
     version_of: Callable[[InstalledT], str | None],
+    env: Callable[[str], str | None] | None = None,
 ) -> Witnesses[GpuT, InstalledT] | None:
     """The witnesses that every condition of ``issue`` holds, or None when one does not or cannot
     be checked (no matching GPU known, a version unknown): an issue is never reported on a guess."""
@@ -59,4 +73,15 @@ def conditions_met(
         if match is None:
             return None
         found.append(match)
-    return Witnesses(gpu, tuple(found))
+    variables: tuple[str, ...] = ()
+    if issue.env:
+        # Any one of the variables named, set to a value its expression finds.
+        values = {name: env(name) if env is not None else None for name in issue.env}
+        variables = tuple(
+            name
+            for name, value in values.items()
+            if value is not None and re.search(issue.env[name], value)
+        )
+        if not variables:
+            return None
+    return Witnesses(gpu, tuple(found), variables)

@@ -155,7 +155,8 @@ class KnownIssue(BaseModel):
 
     The issue applies only where every condition holds: a GPU named in ``gpus`` (by matrix name
     or architecture) is present, the CPU is ``cpu_arch``, and each component in ``requires`` has
-    an installation whose version matches its specifier. A condition that cannot be checked
+    an installation whose version matches its specifier, and one of the variables in ``env`` is
+    set to a value its expression finds. A condition that cannot be checked
     (no GPU found, version unknown) means the issue is not reported.
     """
 
@@ -173,6 +174,11 @@ class KnownIssue(BaseModel):
     cpu_arch: CpuArch | None = None
     requires: dict[ComponentName, str] = Field(
         default_factory=dict, description="Other components' versions: {efa-installer: '>=1.35'}"
+    )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Environment variables, any one of which set to a value the expression finds "
+        "makes the condition hold: {NCCL_NET_PLUGIN: '/'}",
     )
     source: str
     unsure: bool = False

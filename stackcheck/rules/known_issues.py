@@ -18,11 +18,20 @@ from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 def conditions_hold(ctx: CheckContext, issue: KnownIssue) -> list[Evidence] | None:
     """The evidence that every condition of ``issue`` holds here, or None when one does not or
     cannot be checked."""
-    met = conditions_met(issue, ctx.gpus, ctx.cpu_arch, ctx.installations, lambda i: i.version)
+    env = ctx.snapshot.env
+    met = conditions_met(
+        issue,
+        ctx.gpus,
+        ctx.cpu_arch,
+        ctx.installations,
+        lambda i: i.version,
+        lambda name: env[name].value if name in env else None,
+    )
     if met is None:
         return None
     gpu = list(met.gpu.evidence[:1]) if met.gpu else []
-    return gpu + [e for i in met.installations for e in i.evidence[:1]]
+    settings = [env[name].evidence for name in met.variables]
+    return gpu + [e for i in met.installations for e in i.evidence[:1]] + settings
 
 
 def _fix(label: str, issue: KnownIssue, default: str) -> str:

@@ -159,7 +159,15 @@ class MultipleNccl(Rule):
             )
             return
         for version, evidence in loaded.items():
-            others = [n for n in nccl if n.version and versions.release(n.version, 3) != version]
+            # A version a sentence names may be the reporter's belief, not a copy on disk
+            # (a static build's NCCL against the image's documented one).
+            others = [
+                n
+                for n in nccl
+                if n.version
+                and versions.release(n.version, 3) != version
+                and n.properties.get("stated") != "prose"
+            ]
             if others:
                 shown = ", ".join(
                     f"{n.version}" + (f" ({n.path})" if n.path else "") for n in others

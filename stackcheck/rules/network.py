@@ -145,12 +145,16 @@ class NetPluginUnresolved(Rule):
         )
 
 
+# The value messages.toml's `nccl-plugin-too-old` gives its observation.
+PLUGIN_WITHOUT_API = "the plugin exports no ncclNetPlugin version this NCCL supports"
+
+
 class NcclSocketFallback(Rule):
     id = "SC413"
     name = "nccl-socket-fallback"
     family = "nccl-net-fallback"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO
     title = "NCCL uses (or will use) TCP sockets where EFA or InfiniBand is meant to be used"
     doc = RuleDoc(
         what="Reads what NCCL logged about its network (`Using network Socket`, channels `via "
@@ -179,14 +183,22 @@ class NcclSocketFallback(Rule):
         snapshot = ctx.snapshot
         expected = efa_expected(ctx)
         failed = snapshot.observations("net-plugin-failed")
+        sockets = [o for o in snapshot.observations("net-transport") if o.value == "Socket"]
         if failed:
+            severity = self._failed_severity(ctx, failed, expected, sockets)
             yield self.finding(
                 "The NCCL net plugin was found but did not load or start: NCCL falls back to its "
-                "own transport (TCP sockets where there is no InfiniBand).",
+                "own transport (TCP sockets where there is no InfiniBand)."
+                + (
+                    " Nothing here says a plugin is meant to carry the traffic: a stray "
+                    "libnccl-net.so does no harm."
+                    if severity is Severity.INFO
+                    else ""
+                ),
                 [o.evidence for o in failed[:3]] + expected[:1],
+                severity=severity,
             )
             return
-        sockets = [o for o in snapshot.observations("net-transport") if o.value == "Socket"]
         if not expected:
             yield from self._off_infiniband(ctx, sockets)
             return
@@ -208,6 +220,23 @@ class NcclSocketFallback(Rule):
                 "sockets.",
                 unreachable[:2] + expected[:2],
             )
+
+    @staticmethod
+    def _failed_severity(
+        ctx: CheckContext,
+        failed: list[Observation],
+        expected: list[Evidence],
+        sockets: list[Observation],
+    ) -> Severity:
+        """A plugin that exports no API this NCCL supports is what NCCL reports for any stray
+        libnccl-net.so on the loader path (NVIDIA/nccl#1292: "not indicative of a failure"):
+        a fault only where EFA or InfiniBand is meant to be used or sockets are shown in use.
+        A plugin that failed to load for a missing library or symbol was meant to be used."""
+        if expected or sockets or infiniband_present(ctx):
+            return Severity.ERROR
+        if all(o.value == PLUGIN_WITHOUT_API for o in failed):
+            return Severity.INFO
+        return Severity.ERROR
 
     def _off_infiniband(self, ctx: CheckContext, sockets: list[Observation]) -> Iterable[Finding]:
         """NCCL on sockets where the machines have InfiniBand or RoCE (non-EFA RDMA devices, or

@@ -7,9 +7,11 @@ Of the versions sentences state, the driver's is read ("the driver is 535.104.05
 driver 550.54.15"): a driver release number cannot be mistaken for another component's; and
 PyTorch's with its build tag ("torch 2.1.0+cu118", "Torch 2.0.1+cu118" in a launcher's log),
 which names its build. A sentence that suggests a version ("upgrade to 550", "requires >= 535",
-"try torch 2.1.0+cu121") is skipped. Other components named in prose ("NCCL 2.18", "CUDA 12.4")
-stay unread: the same sentence often names the installed version next to the wanted one, or a
-toolkit next to the driver's CUDA.
+"try torch 2.1.0+cu121") is skipped. NCCL named with its version ("NCCL 2.10.3", "nccl version
+2.19.1", "NCCL runtime: 2.26.2+cuda12.2") is read too, unless the sentence suggests a version or
+says that one works ("nccl 2.11 runs ok"); a version bump ("bump nvidia-nccl-cu13 from 2.28.9
+to 2.30.7") states the one it replaces. Other components named in prose ("CUDA 12.4") stay
+unread: a toolkit is often named next to the driver's CUDA.
 
 A sentence that says the program ran in a container ("I pulled the official docker image",
 "inside the container") is read as that, unless it speaks of building one: no GPU is attached
@@ -102,11 +104,47 @@ _TORCH = re.compile(
 )
 
 
+# NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
+# 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
+# ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use.
+_NCCL = re.compile(
+    r"\bnccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?\s?[:=]?\s?v?"
+    r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.])",
+    re.IGNORECASE,
+)
+# A version bump names the one in use first ("Bump nvidia-nccl-cu13 from 2.28.9 to 2.30.7").
+_NCCL_BUMP = re.compile(
+    r"\bnccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s", re.IGNORECASE
+)
+# A sentence that says a version works is the comparison, not the stack at fault.
+_WORKS = re.compile(
+    r"\b(?:works?|worked|working|runs?\s(?:ok|fine|well)|no\sproblems?|no\sissues?|fine|"
+    r"does\s(?:not|n't)\s(?:occur|happen)|succeed\w{0,3})\b",
+    re.IGNORECASE,
+)
+
+
+def stated_nccl(line: Line) -> list[Fact]:
+    """The NCCL a sentence states as the one in use, or the one a version bump replaces."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _NCCL_BUMP.search(sentence)
+        if found is None and not (_SUGGESTION.search(sentence) or _WORKS.search(sentence)):
+            found = _NCCL.search(sentence)
+        if found is not None:
+            return [
+                ComponentFact(
+                    line, ComponentName.NCCL, version=found.group(1), properties={"stated": "prose"}
+                )
+            ]
+    return []
+
+
 def stated_versions(line: Line) -> list[Fact]:
-    """The driver and the PyTorch build a sentence states as the ones in use."""
+    """The driver, the PyTorch build and the NCCL a sentence states as the ones in use."""
+    nccl = stated_nccl(line)
     if _SUGGESTION.search(line.text):
-        return []
-    facts: list[Fact] = []
+        return nccl
+    facts: list[Fact] = nccl
     said = {"stated": "prose"}
     if (found := _DRIVER.search(line.text)) is not None:
         facts.append(
