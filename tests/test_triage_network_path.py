@@ -254,3 +254,31 @@ def test_a_stray_plugin_without_a_supported_api_is_only_advice(matrix: Matrix) -
         "ip-10-1-2-3:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa\n"
     )
     assert findings(matrix, on_efa)["SC413"].severity is Severity.ERROR
+
+
+# pytorch/pytorch#177472: NCCL 2.27+'s own words when the NVLS multicast bind fails.
+NVLS_BIND = (
+    "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the "
+    "operation cannot be performed in the present state'. \n"
+    "This is usually caused by a system or configuration error in the Fabric Manager or "
+    "NVSwitches. \n"
+)
+# NVIDIA/nccl#1338: NCCL 2.21.5's CUCHECK around cuMulticastBindMem (transport/nvls.cc:158).
+NVLS_CUCHECK = """\
+I'm using NCCL version 2.21.5+cuda12.4,  nvidia-driver: 550.54.15 and the same version of \
+nvidia-fabricmanager.
+node2:242431:242479 [5] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'
+node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 -> 1
+"""
+
+
+def test_an_nvls_multicast_failure_points_at_the_fabric_manager(matrix: Matrix) -> None:
+    found = findings(matrix, NVLS_BIND)["SC521"]
+    assert found.severity is Severity.ERROR
+    assert "cuMulticastBindMem: CUDA error 401" in found.message
+    old = findings(matrix, NVLS_CUCHECK)["SC521"]
+    assert "CUDA error 1 'invalid argument' in NCCL's NVLS setup" in old.message
+    assert old.evidence[0].line == 2
+    # Out of memory in the same file is not the fabric's fault (the line changed to say so).
+    oom = NVLS_CUCHECK.replace("1 'invalid argument'", "2 'out of memory'")
+    assert "SC521" not in findings(matrix, oom)

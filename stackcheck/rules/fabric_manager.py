@@ -37,7 +37,9 @@ class FabricManagerNotRunning(Rule):
         "up: CUDA error 802 (`system not yet initialized`, `cudaErrorSystemNotReady`) and "
         "`nvidia-smi -q` showing the fabric state other than Completed; and the service's "
         "failure (systemd's `Job for nvidia-fabricmanager.service failed`, a report saying it "
-        "was killed): an error where NVSwitches are known, else a warning.",
+        "was killed): an error where NVSwitches are known, else a warning; and NCCL failing to "
+        "set up NVLink SHARP multicast (`Failed to bind NVLink SHARP (NVLS) Multicast memory`, "
+        "`transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'`).",
         why="Until the fabric manager has configured the NVSwitches, `cudaGetDeviceCount()` fails "
         "with error 802 and `torch.cuda.is_available()` is False, although `nvidia-smi` lists "
         "every GPU (pytorch/pytorch#35710, dstackai/dstack#2348).",
@@ -75,6 +77,18 @@ class FabricManagerNotRunning(Rule):
                 ),
                 [o.evidence for o in down[:2]] + needs,
                 severity=None if needs else Severity.WARNING,
+            )
+            return
+        nvls = snapshot.observations("nvls-multicast-failed")
+        if nvls and not (errors or states):
+            yield self.finding(
+                f"NCCL could not set up NVLink SHARP multicast ({(nvls[0].value or '')[:100]}): "
+                "the NVSwitches' multicast groups are the fabric manager's, and NCCL names a "
+                "fabric manager or NVSwitch configuration error as the usual cause.",
+                [o.evidence for o in nvls[:2]] + needs,
+                fix="Restart the fabric manager in its documented order (stop the GPU clients, "
+                "restart nvidia-fabricmanager, check `nvidia-smi -q` shows the fabric State "
+                "Completed), or reboot the node; NCCL_NVLS_ENABLE=0 only avoids NVLS.",
             )
             return
         if errors or states:

@@ -321,6 +321,7 @@ ObservationKind = Literal[
     "nvlink-p2p-broken",  # NCCL: P2P is disabled between NVLink-connected GPUs
     "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device
     "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
+    "nvls-multicast-failed",  # NCCL's NVLink SHARP multicast setup failed (fabric manager)
 ]
 
 
