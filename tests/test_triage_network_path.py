@@ -282,3 +282,26 @@ def test_an_nvls_multicast_failure_points_at_the_fabric_manager(matrix: Matrix) 
     # Out of memory in the same file is not the fabric's fault (the line changed to say so).
     oom = NVLS_CUCHECK.replace("1 'invalid argument'", "2 'out of memory'")
     assert "SC521" not in findings(matrix, oom)
+
+
+# Three ways a second NCCL shows itself, each as posted: rapidsai/cugraph#4465 (the loader),
+# vllm-project/vllm#1726 (NCCL 2.14 given a newer NCCL's config), pytorch/pytorch#9540 (CMake).
+SHADOWED = {
+    "E   ImportError: /pyenv/versions/3.9.19/lib/python3.9/site-packages/torch/lib/"
+    "libtorch_cuda.so: undefined symbol: ncclCommRegister": "libtorch_cuda.so needs "
+    "ncclCommRegister",
+    "Invalid config blocking attribute value -2147483648": "NCCL 2.14 or older",
+    "    link library [libnccl.so] in /public/apps/NCCL/2.2.12-1/lib may be hidden by files in:": (
+        "libnccl.so in /public/apps/NCCL/2.2.12-1/lib may be hidden"
+    ),
+}
+
+
+def test_what_a_second_nccl_makes_programs_print(matrix: Matrix) -> None:
+    for line, said in SHADOWED.items():
+        found = findings(matrix, line + "\n")["SC302"]
+        assert found.severity is Severity.WARNING
+        assert said in found.message, found.message
+    # A net plugin's undefined symbol is not NCCL's (the pattern wants the NCCL API's name).
+    plugin = "libnccl-net.so: undefined symbol: fi_getinfo\n"
+    assert "SC302" not in findings(matrix, plugin)

@@ -110,7 +110,11 @@ class MultipleNccl(Rule):
         "LD_LIBRARY_PATH, RUNPATH, ld.so.conf) and compares it with the NCCL wheel PyTorch was "
         "installed with; also flags two NCCL wheels of different CUDA majors in one environment, "
         "and an NCCL a process reported loading (`NCCL version 2.14.3+cuda11.8` in a log, "
-        "`torch.cuda.nccl.version()`) that differs from another one reported or installed.",
+        "`torch.cuda.nccl.version()`) that differs from another one reported or installed; and "
+        "what a second NCCL makes programs print: an NCCL symbol undefined when a library "
+        "loads (`libtorch_cuda.so: undefined symbol: ncclCommRegister`), NCCL 2.14 refusing a "
+        "config from newer headers (`Invalid config blocking attribute value -2147483648`), "
+        "CMake's `link library [libnccl.so] in X may be hidden by files in`.",
         why="A second NCCL on the search path silently wins: the job runs with a version it was "
         "not built or tested with — missing fixes, different tuning, or undefined symbols such "
         "as `ncclCommRegister` depending on import order (pytorch/pytorch#112285, "
@@ -125,6 +129,14 @@ class MultipleNccl(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         nccl = ctx.installations(ComponentName.NCCL)
+        shadowed = ctx.snapshot.observations("nccl-shadowed")
+        if shadowed:
+            yield self.finding(
+                f"A program met an NCCL other than the one it was built against "
+                f"({(shadowed[0].value or '')[:120]}): another NCCL comes first on its loader or "
+                "linker path.",
+                [o.evidence for o in shadowed[:2]],
+            )
         for torch in ctx.torch_cuda_builds:
             own = [n for n in nccl if n.origin == "pip" and n.python_env == torch.python_env]
             loaded = loaded_by_torch(ctx, torch, "nccl", ComponentName.NCCL)

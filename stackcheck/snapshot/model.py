@@ -322,6 +322,7 @@ ObservationKind = Literal[
     "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device
     "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
     "nvls-multicast-failed",  # NCCL's NVLink SHARP multicast setup failed (fabric manager)
+    "nccl-shadowed",  # a program met an NCCL other than the one it was built against
 ]
 
 
