@@ -536,3 +536,5 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     # Advice and words between NCCL and the number are not the NCCL in use.
     assert not _nccl_stated("Please upgrade to NCCL 2.20.3.")
     assert not _nccl_stated("NCCL before 2.29.3 leaks proxy-op slots on aarch64")
+    assert not _nccl_stated("We use aws-ofi-nccl 1.7.1 from the EFA installer.")
+    assert not _nccl_stated("Bump aws-ofi-nccl from 1.7.1 to 1.8.0")

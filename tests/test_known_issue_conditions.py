@@ -83,3 +83,24 @@ def test_an_env_condition_needs_one_of_its_variables_set_to_a_matching_value(
     by_name = {"NCCL_NET_PLUGIN": "ofi"}.get
     assert conditions_met(plugin, (), None, _installed({}), str, by_name) is None
     assert conditions_met(plugin, (), None, _installed({}), str) is None  # unknown: not a guess
+
+
+def test_an_observed_condition_needs_what_the_stack_printed(matrix: Matrix) -> None:
+    cudart = next(
+        i
+        for e in matrix.ofi_nccl
+        for i in e.known_issues
+        if "libcudart" in i.observed.get("net-plugin-failed", "")
+    )
+    assert reported_for(cudart, "1.7.1") and not reported_for(cudart, "1.8.0")
+    printed = {"net-plugin-failed": ["aws-ofi-nccl cannot open libcudart.so"]}
+    met = conditions_met(
+        cudart, (), None, _installed({}), str, None, lambda kind: printed.get(kind, [])
+    )
+    assert met is not None and met.observed == ("net-plugin-failed",)
+    other = {"net-plugin-failed": ["libefa lacks EFA_1.2 that libfabric needs"]}
+    assert (
+        conditions_met(cudart, (), None, _installed({}), str, None, lambda k: other.get(k, []))
+        is None
+    )
+    assert conditions_met(cudart, (), None, _installed({}), str) is None  # nothing printed

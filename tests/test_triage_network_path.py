@@ -305,3 +305,35 @@ def test_what_a_second_nccl_makes_programs_print(matrix: Matrix) -> None:
     # A net plugin's undefined symbol is not NCCL's (the pattern wants the NCCL API's name).
     plugin = "libnccl-net.so: undefined symbol: fi_getinfo\n"
     assert "SC302" not in findings(matrix, plugin)
+
+
+# aws/aws-ofi-nccl#244: aws-ofi-nccl 1.7.1 cannot open the unversioned libcudart.so.
+OFI_CUDART = """\
+nccl-tests-worker-0:39:45 [0] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.7.1-aws
+nccl-tests-worker-0:39:45 [0] nccl_net_ofi_cuda_init:39 NCCL WARN NET/OFI Failed to find CUDA \
+Runtime library: libcudart.so: cannot open shared object file: No such file or directory
+"""
+# NVIDIA-NeMo/Megatron-Bridge#2824: HPC-X's libibverbs loaded before the system one.
+IBVERBS_PRIVATE = """\
+  NCCL INFO NET/Plugin: libnccl-net-ofi.so: /opt/rdma-core/build/lib/libibverbs.so.1: version \
+`IBVERBS_PRIVATE_34' not found (required by
+  /usr/lib/x86_64-linux-gnu/libefa.so.1)
+  NCCL INFO NET/Plugin: Could not find: ofi
+"""
+
+
+def test_ofi_plugin_without_libcudart_is_the_1_7_plugins_known_issue(matrix: Matrix) -> None:
+    def cudart(text: str) -> list[Finding]:
+        report = check(read_report(text, "pasted").snapshot, matrix)
+        return [f for f in report.findings if "unversioned libcudart.so" in f.message]
+
+    [found] = cudart(OFI_CUDART)
+    assert found.id == "SC452" and found.severity is Severity.WARNING
+    assert "SC413" in findings(matrix, OFI_CUDART)  # the plugin did not start
+    # 1.8.0 opens the driver library instead: the issue is not its.
+    assert not cudart(OFI_CUDART.replace("aws-ofi-nccl 1.7.1-aws", "aws-ofi-nccl 1.8.0-aws"))
+
+
+def test_a_foreign_libibverbs_stops_the_ofi_plugin(matrix: Matrix) -> None:
+    found = findings(matrix, IBVERBS_PRIVATE)["SC413"]
+    assert "IBVERBS_PRIVATE_34" in (found.evidence[0].detail or "")

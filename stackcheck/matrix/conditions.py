@@ -10,7 +10,7 @@ from typing import Generic, Protocol, TypeVar
 
 from stackcheck import versions
 from stackcheck.matrix.models import Gpu, KnownIssue
-from stackcheck.snapshot.model import ComponentName
+from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 
 class HasMatrixGpu(Protocol):
@@ -45,6 +45,7 @@ class Witnesses(Generic[GpuT, InstalledT]):
     gpu: GpuT | None
     installations: tuple[InstalledT, ...]
     variables: tuple[str, ...] = ()  # the variables that meet the ``env`` condition
+    observed: tuple[ObservationKind, ...] = ()  # the kinds that meet the ``observed`` condition
 
 
 def conditions_met(
@@ -54,6 +55,7 @@ def conditions_met(
     installed: Callable[[ComponentName], Iterable[InstalledT]],
     version_of: Callable[[InstalledT], str | None],
     env: Callable[[str], str | None] | None = None,
+    observations: Callable[[ObservationKind], Sequence[str]] | None = None,
 ) -> Witnesses[GpuT, InstalledT] | None:
     """The witnesses that every condition of ``issue`` holds, or None when one does not or cannot
     be checked (no matching GPU known, a version unknown): an issue is never reported on a guess."""
@@ -84,4 +86,15 @@ def conditions_met(
         )
         if not variables:
             return None
-    return Witnesses(gpu, tuple(found), variables)
+    seen: tuple[ObservationKind, ...] = ()
+    if issue.observed:
+        # Any one of the observation kinds named, with a value its expression finds.
+        seen = tuple(
+            kind
+            for kind, pattern in issue.observed.items()
+            if observations is not None
+            and any(re.search(pattern, value) for value in observations(kind))
+        )
+        if not seen:
+            return None
+    return Witnesses(gpu, tuple(found), variables, seen)

@@ -14,7 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from stackcheck import versions
-from stackcheck.snapshot.model import ComponentName
+from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 CpuArch = Literal["x86_64", "aarch64"]
 
@@ -156,7 +156,8 @@ class KnownIssue(BaseModel):
     The issue applies only where every condition holds: a GPU named in ``gpus`` (by matrix name
     or architecture) is present, the CPU is ``cpu_arch``, and each component in ``requires`` has
     an installation whose version matches its specifier, and one of the variables in ``env`` is
-    set to a value its expression finds. A condition that cannot be checked
+    set to a value its expression finds, and one of the observations in ``observed`` has a value
+    its expression finds. A condition that cannot be checked
     (no GPU found, version unknown) means the issue is not reported.
     """
 
@@ -179,6 +180,11 @@ class KnownIssue(BaseModel):
         default_factory=dict,
         description="Environment variables, any one of which set to a value the expression finds "
         "makes the condition hold: {NCCL_NET_PLUGIN: '/'}",
+    )
+    observed: dict[ObservationKind, str] = Field(
+        default_factory=dict,
+        description="What a running stack printed: observation kinds, any one of which with a "
+        "value the expression finds makes the condition hold: {net-plugin-failed: 'libcudart'}",
     )
     source: str
     unsure: bool = False

@@ -26,12 +26,14 @@ def conditions_hold(ctx: CheckContext, issue: KnownIssue) -> list[Evidence] | No
         ctx.installations,
         lambda i: i.version,
         lambda name: env[name].value if name in env else None,
+        lambda kind: [o.value or "" for o in ctx.snapshot.observations(kind)],
     )
     if met is None:
         return None
     gpu = list(met.gpu.evidence[:1]) if met.gpu else []
     settings = [env[name].evidence for name in met.variables]
-    return gpu + [e for i in met.installations for e in i.evidence[:1]] + settings
+    seen = [o.evidence for kind in met.observed for o in ctx.snapshot.observations(kind)[:1]]
+    return gpu + [e for i in met.installations for e in i.evidence[:1]] + settings + seen
 
 
 def _fix(label: str, issue: KnownIssue, default: str) -> str:

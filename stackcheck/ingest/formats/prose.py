@@ -106,15 +106,17 @@ _TORCH = re.compile(
 
 # NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
 # 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
-# ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use.
+# ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use, nor is a name
+# that ends in nccl ("aws-ofi-nccl 1.7.1", "libnccl").
 _NCCL = re.compile(
-    r"\bnccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?\s?[:=]?\s?v?"
+    r"(?<![\w-])nccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?\s?[:=]?\s?v?"
     r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.])",
     re.IGNORECASE,
 )
 # A version bump names the one in use first ("Bump nvidia-nccl-cu13 from 2.28.9 to 2.30.7").
 _NCCL_BUMP = re.compile(
-    r"\bnccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s", re.IGNORECASE
+    r"(?<![\w-])(?:nvidia-)?nccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s",
+    re.IGNORECASE,
 )
 # A sentence that says a version works is the comparison, not the stack at fault.
 _WORKS = re.compile(
