@@ -538,3 +538,25 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     assert not _nccl_stated("NCCL before 2.29.3 leaks proxy-op slots on aarch64")
     assert not _nccl_stated("We use aws-ofi-nccl 1.7.1 from the EFA installer.")
     assert not _nccl_stated("Bump aws-ofi-nccl from 1.7.1 to 1.8.0")
+
+
+def _stated_path(text: str) -> list[str | None]:
+    snapshot = snapshot_of(text)
+    return [o.value for o in snapshot.observations("iommu-acs-stated", "net-gdr")]
+
+
+def test_the_hardware_path_stated_as_the_cause() -> None:
+    """311: `We haven't enabled GPU Direct RDMA.` and `ACS is enabled, there's "SrcValid+" ...`;
+    206: `bridges that had ACS enabled (ACSCtl: 0x001d = SrcValid+, ReqRedir+, ...)`, `The fix was
+    disabling ACS`; 268: `Booting the kernel with intel_iommu=off resolved all our problems.`"""
+    assert _stated_path(body("311")) == ["no", "ACS: ACS is enabled"]
+    assert "ACS: had ACS enabled" in _stated_path(body("206"))
+    assert _stated_path(body("268")) == ["IOMMU: intel_iommu=off"]
+    # Advice, a question, a denial, or a setting named without saying it fixed anything.
+    for said in (
+        "Please disable ACS and try again.",
+        "Is ACS enabled on the bridges?",
+        "ACS is not enabled, and the IOMMU is in passthrough.",
+        "We boot with iommu=pt on every node.",
+    ):
+        assert not _stated_path(said), said

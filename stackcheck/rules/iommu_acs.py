@@ -10,7 +10,7 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.hardware_facts import device_label
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.model import Evidence, Observation
 
 NCCL_ACS = (
     "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html "
@@ -43,7 +43,8 @@ class AcsRedirect(Rule):
         "bridges with P2P Request or Completion Redirect set. Where whether the host is bare "
         "metal is not known (a pasted `lspci -vv`), it is reported as info. Also reads NCCL's "
         "InfiniBand completion error 4 (`IBV_WC_LOC_PROT_ERR`), which NCCL's maintainers trace "
-        "to ACS in most cases (NVIDIA/nccl#928).",
+        "to ACS in most cases (NVIDIA/nccl#928), and a report's sentence that says ACS was "
+        "enabled or that disabling it fixed the problem.",
         why="With redirection on, every peer-to-peer transfer between GPUs, or between a GPU "
         "and its NIC, goes up to the root complex and back instead of across the PCIe switch: "
         "NCCL's P2P and GPUDirect RDMA bandwidth drop sharply, or transfers hang; people then "
@@ -57,6 +58,14 @@ class AcsRedirect(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        stated = _stated(ctx, "ACS")
+        if stated:
+            yield self.finding(
+                "The report says PCIe ACS was on along the GPUs' path, or that turning it off "
+                f"fixed the problem ({stated[0].value}): peer-to-peer traffic then goes up to the "
+                "root complex, and NCCL's P2P and GPUDirect RDMA slow down or hang.",
+                [o.evidence for o in stated[:2]],
+            )
         for error in ctx.snapshot.observations("ib-local-protection-error")[:1]:
             yield self.finding(
                 "The InfiniBand NIC got a local protection error (completion error 4) on NCCL's "
@@ -84,6 +93,15 @@ class AcsRedirect(Rule):
                 )
 
 
+def _stated(ctx: CheckContext, what: str) -> list[Observation]:
+    """What the report's sentences say about ``what`` (ACS or the IOMMU) on the hardware path."""
+    return [
+        o
+        for o in ctx.snapshot.observations("iommu-acs-stated")
+        if (o.value or "").startswith(f"{what}:")
+    ]
+
+
 def _is_acs(evidence: Evidence) -> bool:
     """An ``ACSCtl:`` line a pasted ``lspci -vv`` gave as evidence."""
     return (evidence.detail or "").startswith("ACSCtl:")
@@ -98,7 +116,8 @@ class IommuTranslated(Rule):
     doc = RuleDoc(
         what="On a bare-metal host with GPUs, reads the IOMMU group type of the GPUs "
         "(`/sys/kernel/iommu_groups/N/type`): `DMA` or `DMA-FQ` means translated, `identity` "
-        "means passthrough.",
+        "means passthrough; and a report's sentence that says turning the IOMMU off "
+        "(`intel_iommu=off`, `iommu=pt`) fixed the problem.",
         why="With translation on, peer-to-peer DMA between GPUs and NICs is remapped by the "
         "IOMMU (and with ACS, routed through the root complex): GPUDirect RDMA and P2P slow "
         "down or fail. NCCL's guide asks for the IOMMU off or in passthrough on bare metal.",
@@ -109,6 +128,15 @@ class IommuTranslated(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        stated = _stated(ctx, "IOMMU")
+        if stated:
+            yield self.finding(
+                f"The report says turning the IOMMU off fixed the problem ({stated[0].value}): "
+                "with translation on, the GPUs' peer-to-peer DMA was remapped and P2P hung or "
+                "slowed down.",
+                [o.evidence for o in stated[:2]],
+            )
+            return
         hardware = ctx.snapshot.hardware
         if _bare_metal_gpus(ctx) and hardware.iommu == "translated":
             said = [e for e in hardware.evidence if "iommu" in e.source]

@@ -323,6 +323,7 @@ ObservationKind = Literal[
     "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
     "nvls-multicast-failed",  # NCCL's NVLink SHARP multicast setup failed (fabric manager)
     "nccl-shadowed",  # a program met an NCCL other than the one it was built against
+    "iommu-acs-stated",  # the report says ACS or the IOMMU was on, or turning it off fixed it
 ]
 
 

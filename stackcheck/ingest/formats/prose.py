@@ -87,6 +87,49 @@ def fabric_stated(line: Line) -> list[Fact]:
     return []
 
 
+# The host's hardware path, where a sentence says it was the cause: ACS enabled ("ACS is
+# enabled", "bridges that had ACS enabled", ACSCtl with a redirect bit quoted in prose), or ACS or
+# the IOMMU turned off as what fixed it ("The fix was disabling ACS", "Booting the kernel with
+# intel_iommu=off resolved all our problems"). Advice ("try iommu=pt", "please disable ACS") and
+# a setting merely named are not statements of the cause.
+_ACS_ON = re.compile(
+    r"\bACS\b(?:\s\([\w\s]{1,30}\))?\s(?:is|was|were|are)\s(?:still\s|also\s)?enabled\b|"
+    r"\b(?:has|had|have|with)\sACS\s(?:\([\w\s]{1,30}\)\s)?enabled\b|"
+    r"\bACSCtl:[^.]{0,40}?(?:ReqRedir|CmpltRedir)\+",
+    re.IGNORECASE,
+)
+_OFF_FIXED = re.compile(
+    r"\b(?:disabl\w{1,4}|turn\w{0,3}\soff)\s(?:the\s)?(ACS|IOMMU)\b|"
+    r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b",
+    re.IGNORECASE,
+)
+_FIXED = re.compile(
+    r"\b(?:fix|fixed|fixes|resolved?|solved?|the\ssolution|worked|works\snow)\b", re.IGNORECASE
+)
+_GDR_OFF = re.compile(
+    r"\b(?:haven't|have\snot|hasn't|has\snot|didn't|did\snot|not)\s(?:been\s)?"
+    r"(?:enabled?|used?|using)\s(?:the\s)?(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)\b",
+    re.IGNORECASE,
+)
+
+
+def hardware_path_stated(line: Line) -> list[Fact]:
+    """ACS or the IOMMU stated as the cause, and GPUDirect RDMA stated as not enabled."""
+    facts: list[Fact] = []
+    for sentence in _SENTENCE.split(line.text):
+        if "?" in sentence or _SUGGESTION.search(sentence):
+            continue
+        found = _ACS_ON.search(sentence)
+        if found is not None and not re.search(r"\bnot\b|n't\b", sentence[: found.end()]):
+            facts.append(ObservationFact(line, "iommu-acs-stated", f"ACS: {found.group(0)}"))
+        elif (off := _OFF_FIXED.search(sentence)) is not None and _FIXED.search(sentence):
+            what = (off.group(1) or off.group(2) or off.group(3)).upper()
+            facts.append(ObservationFact(line, "iommu-acs-stated", f"{what}: {off.group(0)}"))
+        if _GDR_OFF.search(sentence):
+            facts.append(ObservationFact(line, "net-gdr", "no"))
+    return facts
+
+
 def container_stated(line: Line) -> list[Fact]:
     """That the reported process ran in a container, when the sentence says so."""
     found = _CONTAINER.search(line.text)
@@ -178,6 +221,7 @@ class Prose(Format):
                 *stated_versions(line),
                 *container_stated(line),
                 *fabric_stated(line),
+                *hardware_path_stated(line),
             )
         ]
 
