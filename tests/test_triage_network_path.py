@@ -337,3 +337,20 @@ def test_ofi_plugin_without_libcudart_is_the_1_7_plugins_known_issue(matrix: Mat
 def test_a_foreign_libibverbs_stops_the_ofi_plugin(matrix: Matrix) -> None:
     found = findings(matrix, IBVERBS_PRIVATE)["SC413"]
     assert "IBVERBS_PRIVATE_34" in (found.evidence[0].detail or "")
+
+
+# NVIDIA-NeMo/RL's PR text (the corpus's 208): the fallback stated in a sentence, no log.
+SOCKETS_SAID = (
+    "Without these on the dynamic-linker search path, NCCL silently falls back to its socket "
+    "transport on EFA-enabled AWS hosts (p4d / p5 / p5en) instead of routing through the SRD "
+    "fabric.\n"
+)
+
+
+def test_a_socket_fallback_stated_in_a_sentence(matrix: Matrix) -> None:
+    found = findings(matrix, SOCKETS_SAID)["SC413"]
+    assert found.severity is Severity.WARNING and "where EFA is meant" in found.message
+    # A condition ("if you still see ...") or a question states nothing.
+    said = "If NCCL falls back to sockets on EFA, check LD_LIBRARY_PATH.\n"
+    assert "SC413" not in findings(matrix, said)
+    assert "SC413" not in findings(matrix, "Does NCCL fall back to sockets on EFA here?\n")

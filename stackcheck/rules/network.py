@@ -160,12 +160,15 @@ class NcclSocketFallback(Rule):
         what="Reads what NCCL logged about its network (`Using network Socket`, channels `via "
         "NET/Socket`, a net plugin that failed to load or initialise, `No plugin found`) and, "
         "without a log, predicts the same from a stack where EFA is meant to be used but cannot "
-        "be reached (no EFA provider, no devices passed to the container). On machines with "
+        "be reached (no EFA provider, no devices passed to the container), or a report's "
+        "sentence saying NCCL fell back to sockets on EFA or InfiniBand. On machines with "
         "InfiniBand or RoCE (mlx5 devices, or the report saying so), `Using network Socket` is a "
         "warning.",
         why="NCCL treats a missing or broken net plugin as a reason to use its socket transport, "
         "not as an error: the job runs, several times slower across nodes. `No plugin found` is "
-        "harmless only where there is no EFA or InfiniBand to use.",
+        "harmless only where there is no EFA or InfiniBand to use, and so is a plugin that "
+        "exports no API this NCCL supports (a stray libnccl-net.so, NVIDIA/nccl#1292): info "
+        "where nothing says EFA or InfiniBand is meant.",
         example="`NET/Plugin: Plugin load returned 2: libhwloc.so.15: cannot open shared object "
         "file` on p5 (PrimeIntellect-ai/prime-rl#3452), or `NET/OFI aws-ofi-nccl initialization "
         "failed` followed by `NET/Socket : Using [0]eth0` (aws/aws-ofi-nccl#889).",
@@ -197,6 +200,17 @@ class NcclSocketFallback(Rule):
                 ),
                 [o.evidence for o in failed[:3]] + expected[:1],
                 severity=severity,
+            )
+            return
+        stated = snapshot.observations("socket-fallback-stated")
+        if stated and not snapshot.observations("net-transport"):
+            # No log says which network NCCL used; the report's words are all there is.
+            yield self.finding(
+                f"The report says NCCL fell back to TCP sockets where {stated[0].value} is meant "
+                "to carry the traffic: the net plugin or the verbs stack was not found or did "
+                "not start.",
+                [stated[0].evidence, *expected[:1]],
+                severity=Severity.WARNING,
             )
             return
         if not expected:

@@ -113,6 +113,24 @@ _GDR_OFF = re.compile(
 )
 
 
+# NCCL on sockets where EFA or InfiniBand is meant, stated as what happened ("NCCL silently
+# falls back to its socket transport on EFA-enabled AWS hosts"); not a condition ("if you still
+# see NET/Socket") or a question.
+_SOCKETS_STATED = re.compile(
+    r"\bNCCL\b[^.]{0,40}?\bf(?:alls?|ell)\sback\sto\s(?:its\s|the\s)?(?:TCP\s)?"
+    r"sockets?\b[^.]{0,60}?\b(EFA|InfiniBand|RoCE)\b",
+    re.IGNORECASE,
+)
+
+
+def sockets_stated(line: Line) -> list[Fact]:
+    for sentence in _SENTENCE.split(line.text):
+        found = _SOCKETS_STATED.search(sentence)
+        if found is not None and "?" not in sentence and not re.search(r"\bif\b", sentence, re.I):
+            return [ObservationFact(line, "socket-fallback-stated", found.group(1))]
+    return []
+
+
 def hardware_path_stated(line: Line) -> list[Fact]:
     """ACS or the IOMMU stated as the cause, and GPUDirect RDMA stated as not enabled."""
     facts: list[Fact] = []
@@ -222,6 +240,7 @@ class Prose(Format):
                 *container_stated(line),
                 *fabric_stated(line),
                 *hardware_path_stated(line),
+                *sockets_stated(line),
             )
         ]
 
