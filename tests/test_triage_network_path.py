@@ -354,3 +354,23 @@ def test_a_socket_fallback_stated_in_a_sentence(matrix: Matrix) -> None:
     said = "If NCCL falls back to sockets on EFA, check LD_LIBRARY_PATH.\n"
     assert "SC413" not in findings(matrix, said)
     assert "SC413" not in findings(matrix, "Does NCCL fall back to sockets on EFA here?\n")
+
+
+# NVIDIA/nccl#596 (the corpus's 320): an NVLink down, and NCCL 2.10.3, stated in prose.
+NVLINK_DOWN_SAID = """\
+We're observing NCCL all gather produces corrupted data when one NVLink is down on a GPU, and \
+we're doing all gather on multiple nodes.
+
+Software: NCCL 2.10.3
+"""
+
+
+def test_an_nvlink_stated_down_and_ll128_corruption_before_2_12_7(matrix: Matrix) -> None:
+    found = findings(matrix, NVLINK_DOWN_SAID)
+    assert found["SC1105"].severity is Severity.WARNING
+    assert "one NVLink is down" in found["SC1105"].message
+    assert "LL128" in found["SC311"].message
+    # The fixed release, or no link stated down: no LL128 issue.
+    fixed = findings(matrix, NVLINK_DOWN_SAID.replace("2.10.3", "2.12.7"))
+    assert "LL128 over them" not in fixed.get("SC311", found["SC1105"]).message
+    assert "SC1105" not in findings(matrix, "No NVLink is down on these GPUs.\n")

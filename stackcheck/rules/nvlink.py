@@ -33,7 +33,8 @@ class NvlinkDown(Rule):
         "model has (the matrix's `gpu_link`: 12 for A100 SXM4, 18 for H100/H200 SXM) on an "
         "instance type whose GPUs share an NVLink domain, or where NVSwitches are on the bus; "
         "and NCCL's `P2P is disabled between NVLINK connected GPUs` (CUDA refuses peer access "
-        "over a link NCCL found), an error: NCCL stops there.",
+        "over a link NCCL found), an error: NCCL stops there; and a report's sentence saying an "
+        "NVLink is down (a warning).",
         why="Each H100 link carries 50 GB/s of the GPU's 900 GB/s; a GPU with links down talks "
         "to its peers at a fraction of that, and NCCL's rings and trees through it slow the "
         "whole node's collectives. Nothing fails.",
@@ -55,6 +56,14 @@ class NvlinkDown(Rule):
         return None if link is None else link.nvlink_links
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for said in ctx.snapshot.observations("nvlink-down-stated")[:1]:
+            yield self.finding(
+                f"The report says {said.value}: that GPU's peers are reached at a fraction of "
+                "the bandwidth, and NCCL releases before 2.12.7 could corrupt data with LL128 "
+                "over a partly-down NVLink set.",
+                [said.evidence],
+                severity=Severity.WARNING,
+            )
         for broken in ctx.snapshot.observations("nvlink-p2p-broken"):
             yield self.finding(
                 f"NCCL found NVLink between {broken.value} but CUDA gives no peer-to-peer access "

@@ -325,6 +325,7 @@ ObservationKind = Literal[
     "nccl-shadowed",  # a program met an NCCL other than the one it was built against
     "iommu-acs-stated",  # the report says ACS or the IOMMU was on, or turning it off fixed it
     "socket-fallback-stated",  # the report says NCCL fell back to sockets on EFA or InfiniBand
+    "nvlink-down-stated",  # the report says an NVLink was down
 ]
 
 

@@ -131,8 +131,18 @@ def sockets_stated(line: Line) -> list[Fact]:
     return []
 
 
+# An NVLink stated down ("when one NVLink is down on a GPU", "two of the NVLinks were down").
+_NVLINK_DOWN = re.compile(
+    r"\b(?:one|an?|some|two|three|\d{1,2})\s(?:of\s(?:the\s|its\s)?)?NVLinks?\s"
+    r"(?:is|was|are|were|went|goes)\s(?:\w{1,12}\s)?down\b|"
+    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?down\b",
+    re.IGNORECASE,
+)
+
+
 def hardware_path_stated(line: Line) -> list[Fact]:
-    """ACS or the IOMMU stated as the cause, and GPUDirect RDMA stated as not enabled."""
+    """ACS or the IOMMU stated as the cause, GPUDirect RDMA stated as not enabled, an NVLink
+    stated down."""
     facts: list[Fact] = []
     for sentence in _SENTENCE.split(line.text):
         if "?" in sentence or _SUGGESTION.search(sentence):
@@ -145,6 +155,10 @@ def hardware_path_stated(line: Line) -> list[Fact]:
             facts.append(ObservationFact(line, "iommu-acs-stated", f"{what}: {off.group(0)}"))
         if _GDR_OFF.search(sentence):
             facts.append(ObservationFact(line, "net-gdr", "no"))
+        if (down := _NVLINK_DOWN.search(sentence)) is not None and not re.search(
+            r"\b(?:if|not|no|never|none)\b|n't\b", sentence, re.IGNORECASE
+        ):
+            facts.append(ObservationFact(line, "nvlink-down-stated", down.group(0)))
     return facts
 
 
