@@ -538,6 +538,8 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     assert not _nccl_stated("NCCL before 2.29.3 leaks proxy-op slots on aarch64")
     assert not _nccl_stated("We use aws-ofi-nccl 1.7.1 from the EFA installer.")
     assert not _nccl_stated("Bump aws-ofi-nccl from 1.7.1 to 1.8.0")
+    assert not _nccl_stated("Since NCCL 2.19.1 cuMem is on by default.")
+    assert not _nccl_stated("The plugin is compatible with NCCL 2.18.5.")
 
 
 def _stated_path(text: str) -> list[str | None]:

@@ -193,6 +193,10 @@ _NCCL_BUMP = re.compile(
     r"(?<![\w-])(?:nvidia-)?nccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s",
     re.IGNORECASE,
 )
+_RANGE_WORD = re.compile(
+    r"\b(?:since|from|before|after|than|until|till|to|vs\.?|versus|compatible\swith)\s$",
+    re.IGNORECASE,
+)
 # A sentence that says a version works is the comparison, not the stack at fault.
 _WORKS = re.compile(
     r"\b(?:works?|worked|working|runs?\s(?:ok|fine|well)|no\sproblems?|no\sissues?|fine|"
@@ -207,6 +211,8 @@ def stated_nccl(line: Line) -> list[Fact]:
         found = _NCCL_BUMP.search(sentence)
         if found is None and not (_SUGGESTION.search(sentence) or _WORKS.search(sentence)):
             found = _NCCL.search(sentence)
+            if found is not None and _RANGE_WORD.search(sentence[: found.start()]):
+                found = None  # "since NCCL 2.12", "newer than NCCL 2.18": a range, not a stack
         if found is not None:
             return [
                 ComponentFact(
