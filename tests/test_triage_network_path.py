@@ -374,3 +374,26 @@ def test_an_nvlink_stated_down_and_ll128_corruption_before_2_12_7(matrix: Matrix
     fixed = findings(matrix, NVLINK_DOWN_SAID.replace("2.10.3", "2.12.7"))
     assert "LL128 over them" not in fixed.get("SC311", found["SC1105"]).message
     assert "SC1105" not in findings(matrix, "No NVLink is down on these GPUs.\n")
+
+
+# data-infra/cube-studio#29 (two RTX 4090): the start script's failure after NV_WARN_NOTHING_TO_DO
+# is harmless; siderolabs/extensions#511 (8x H200): the daemon refused its config file.
+FM_START = (
+    "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4756]: request to query NVSwitch "
+    "device information from NVSwitch driver failed with error:WARNING Nothing to do "
+    "[NV_WARN_NOTHING_TO_DO]\n"
+    'Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: "/usr/bin/nv-fabricmanager '
+    '-c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1\n'
+)
+FM_CONFIG = (
+    "<node ip>: fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid value\n"
+)
+
+
+def test_the_fabric_manager_failing_to_start(matrix: Matrix) -> None:
+    harmless = findings(matrix, FM_START)
+    assert "SC521" not in harmless and "SC1201" in harmless
+    alone = findings(matrix, FM_START.split("\n", 1)[1])["SC521"]
+    assert alone.severity is Severity.WARNING and "exited with code 1" in alone.message
+    config = findings(matrix, FM_CONFIG)["SC521"]
+    assert "FABRIC_NODE_CONFIG_FILE has an invalid value" in config.message
