@@ -540,6 +540,10 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     assert not _nccl_stated("Bump aws-ofi-nccl from 1.7.1 to 1.8.0")
     assert not _nccl_stated("Since NCCL 2.19.1 cuMem is on by default.")
     assert not _nccl_stated("The plugin is compatible with NCCL 2.18.5.")
+    assert not _nccl_stated("AWS OFI NCCL Version: `1.14.0`")
+    assert not _nccl_stated("* NCCL 2.19+")
+    assert not _nccl_stated("the bugfix is not in the [nccl2.1.15 docs](https://docs.nvidia.com/)")
+    assert _nccl_stated("6. NCCL version:2.7.8") == ["2.7.8"]
 
 
 def _stated_path(text: str) -> list[str | None]:

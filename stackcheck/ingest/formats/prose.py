@@ -182,10 +182,11 @@ _TORCH = re.compile(
 # NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
 # 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
 # ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use, nor is a name
-# that ends in nccl ("aws-ofi-nccl 1.7.1", "libnccl").
+# that ends in nccl ("aws-ofi-nccl 1.7.1", "AWS OFI NCCL Version: 1.14.0", "libnccl"), a range
+# ("NCCL 2.19+") or a name run into its number (a docs link's "nccl2.1.15").
 _NCCL = re.compile(
-    r"(?<![\w-])nccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?\s?[:=]?\s?v?"
-    r"(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.])",
+    r"(?<![\w-])(?<!ofi\s)nccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?"
+    r"(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.+])",
     re.IGNORECASE,
 )
 # A version bump names the one in use first ("Bump nvidia-nccl-cu13 from 2.28.9 to 2.30.7").
