@@ -518,7 +518,12 @@ def test_nccls_own_version_line_is_not_the_tail_of_the_line_before() -> None:
 
 
 def _nccl_stated(text: str) -> list[str | None]:
-    return [n.version for n in snapshot_of(text).installations(ComponentName.NCCL)]
+    """The NCCL versions a text's sentences state (not those its tool output shows)."""
+    return [
+        n.version
+        for n in snapshot_of(text).installations(ComponentName.NCCL)
+        if n.properties.get("stated") == "prose"
+    ]
 
 
 def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
@@ -544,6 +549,11 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     assert not _nccl_stated("* NCCL 2.19+")
     assert not _nccl_stated("the bugfix is not in the [nccl2.1.15 docs](https://docs.nvidia.com/)")
     assert _nccl_stated("6. NCCL version:2.7.8") == ["2.7.8"]
+    # PyTorch's error names the NCCL loaded, which the catalogue reads (an observation).
+    error = (
+        "DistBackendError: NCCL error in: NCCLUtils.hpp:219, invalid argument, NCCL version 2.14.3"
+    )
+    assert not _nccl_stated(error)
 
 
 def _stated_path(text: str) -> list[str | None]:

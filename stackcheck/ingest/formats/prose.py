@@ -208,6 +208,8 @@ _WORKS = re.compile(
 
 def stated_nccl(line: Line) -> list[Fact]:
     """The NCCL a sentence states as the one in use, or the one a version bump replaces."""
+    if "NCCL error" in line.text:
+        return []  # PyTorch's DistBackendError: the catalogue reads its NCCL as the one loaded
     for sentence in _SENTENCE.split(line.text):
         found = _NCCL_BUMP.search(sentence)
         if found is None and not (_SUGGESTION.search(sentence) or _WORKS.search(sentence)):
