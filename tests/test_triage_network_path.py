@@ -284,7 +284,7 @@ def test_an_nvls_multicast_failure_points_at_the_fabric_manager(matrix: Matrix) 
     assert "SC521" not in findings(matrix, oom)
 
 
-# Three ways a second NCCL shows itself, each as posted: rapidsai/cugraph#4465 (the loader),
+# Ways a second NCCL shows itself, each as posted: rapidsai/cugraph#4465 (the loader),
 # vllm-project/vllm#1726 (NCCL 2.14 given a newer NCCL's config), pytorch/pytorch#9540 (CMake).
 SHADOWED = {
     "E   ImportError: /pyenv/versions/3.9.19/lib/python3.9/site-packages/torch/lib/"
@@ -293,6 +293,10 @@ SHADOWED = {
     "Invalid config blocking attribute value -2147483648": "NCCL 2.14 or older",
     "    link library [libnccl.so] in /public/apps/NCCL/2.2.12-1/lib may be hidden by files in:": (
         "libnccl.so in /public/apps/NCCL/2.2.12-1/lib may be hidden"
+    ),
+    # NVIDIA/nccl#554: the reporter names the copy loaded and the one meant.
+    "I didn't realize that I actually call the `libnccl.so.2.9.9`, not `2.8.3`.": (
+        "libnccl.so.2.9.9 loaded instead of 2.8.3"
     ),
 }
 
