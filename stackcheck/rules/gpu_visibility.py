@@ -103,11 +103,14 @@ class NoGpuVisible(Rule):
     name = "no-gpu-visible"
     family = "gpu-visibility"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "The process sees no GPU or no NVIDIA driver"
     doc = RuleDoc(
         what="Reads the messages of a process that found no GPU: `no CUDA-capable device is "
         "detected`, `CUDA_ERROR_NO_DEVICE`, `/proc/driver/nvidia/version does not exist`, "
-        "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`.",
+        "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
+        "report says the machine has no GPU or the program should run on the CPU, and shows "
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -120,13 +123,26 @@ class NoGpuVisible(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         seen = ctx.snapshot.observations("no-gpu")
-        if seen:
+        if not seen:
+            return
+        said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
+        cpu = ctx.snapshot.observations("cpu-intended")
+        snapshot = ctx.snapshot
+        # The reporter says the machine has no GPU and nothing in the text shows one, a driver
+        # or a container that should pass one: the program, not the stack, needs a CPU path.
+        if cpu and not (ctx.has_nvidia_gpu or snapshot.platform.container or snapshot.run_specs):
             yield self.finding(
-                "The process found no GPU or no NVIDIA driver: "
-                + "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
-                + ".",
-                [o.evidence for o in seen[:3]],
+                f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
+                "machine has none or the program should run on the CPU: the program needs a CPU "
+                "path (e.g. `torch.cuda.is_available()` before `.cuda()`).",
+                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
+                severity=Severity.INFO,
             )
+            return
+        yield self.finding(
+            f"The process found no GPU or no NVIDIA driver: {said}.",
+            [o.evidence for o in seen[:3]],
+        )
 
 
 class FewerGpusThanParallelism(Rule):

@@ -87,11 +87,14 @@ class RdmaCannotPinMemory(Rule):
     name = "rdma-cannot-pin-memory"
     family = "memlock"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "RDMA could not pin memory"
     doc = RuleDoc(
         what="Reads the out-of-memory errors of RDMA setup: libfabric's `(-12) Cannot allocate "
         "memory`, the EFA provider's `Failure to post internal receive buffers` or `Unknown error "
-        "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`.",
+        "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`. Where the launcher selected "
+        "only transports without RDMA (`--mca pml ob1 --mca btl sm,self`, `UCX_TLS=sm,self`), "
+        "the error comes from device discovery and is reported as info.",
         why="These come from a locked-memory limit too low for the buffers RDMA pins, almost "
         "never from real memory exhaustion; the job aborts at start.",
         example="`Libfabric error: (-12) Cannot allocate memory` with `ulimit -l` at 65536 "
@@ -103,11 +106,23 @@ class RdmaCannotPinMemory(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         errors = ctx.snapshot.observations("rdma-enomem")
-        if errors:
-            limit = ctx.snapshot.runtime.memlock_bytes
-            shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+        if not errors:
+            return
+        limit = ctx.snapshot.runtime.memlock_bytes
+        shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+        unselected = ctx.snapshot.observations("rdma-unselected")
+        if unselected:
+            # The run chose transports without RDMA: the error comes from device discovery.
             yield self.finding(
-                f"RDMA setup failed with 'Cannot allocate memory' (-12){shown}: the locked-memory "
-                "limit is too low.",
-                [o.evidence for o in errors[:2]],
+                f"RDMA setup printed 'Cannot allocate memory'{shown}, but the run selected "
+                f"transports without RDMA ({unselected[0].value}): the message comes from "
+                "probing the RDMA devices; raise the limit only where RDMA is meant to be used.",
+                [errors[0].evidence, unselected[0].evidence],
+                severity=Severity.INFO,
             )
+            return
+        yield self.finding(
+            f"RDMA setup failed with 'Cannot allocate memory' (-12){shown}: the locked-memory "
+            "limit is too low.",
+            [o.evidence for o in errors[:2]],
+        )

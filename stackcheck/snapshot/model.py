@@ -321,6 +321,8 @@ ObservationKind = Literal[
     "nvlink-p2p-broken",  # NCCL: P2P is disabled between NVLink-connected GPUs
     "efa-device-list-aborted",  # libfabric's EFA provider gave up over one unopenable device
     "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
+    "cpu-intended",  # the report says the machine has no GPU or the program should run on CPU
+    "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
 ]
 
 

@@ -17,7 +17,12 @@ during `docker build`, so what a build step saw says nothing about the running c
 
 A sentence that says the machines have InfiniBand or RoCE ("the cluster now has RoCE enabled",
 "nodes connected by InfiniBand") is read as that, unless it denies, doubts or asks it ("no
-InfiniBand", "if you have RoCE", "... disables RoCE", a question)."""
+InfiniBand", "if you have RoCE", "... disables RoCE", a question).
+
+A sentence that says the machine has no GPU or that the program should run on the CPU ("I
+don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
+MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
+fault of the stack (unless the text also shows a GPU, a driver or a container)."""
 
 from __future__ import annotations
 
@@ -85,6 +90,27 @@ def fabric_stated(line: Line) -> list[Fact]:
     return []
 
 
+_CPU = re.compile(
+    r"\b(?:do|does|did)(?:n't|\snot)\shave\s(?:an?\s|any\s)?(?:nvidia\s|cuda\s)?"
+    r"(?:gpus?|graphics\scards?)\b|"
+    r"\bno\s(?:nvidia\s|cuda\s)?(?:gpus?|graphics\scards?)\s(?:on|in)\s(?:my|this|the|our)\s"
+    r"(?:machine|laptop|computer|pc|server|host|system)\b|"
+    r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
+    r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
+    r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    r"\bbetween\s(?:the\s)?gpu\sand\s(?:the\s)?cpu\b|"
+    r"\bfall(?:s|ing)?\s?back\s(?:to|on)\s(?:the\s)?cpu\b|"
+    r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
+    re.IGNORECASE,
+)
+
+
+def cpu_stated(line: Line) -> list[Fact]:
+    """That the reporter's machine has no GPU or the program is meant to run on the CPU."""
+    found = _CPU.search(line.text)
+    return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
+
+
 def container_stated(line: Line) -> list[Fact]:
     """That the reported process ran in a container, when the sentence says so."""
     found = _CONTAINER.search(line.text)
@@ -138,6 +164,7 @@ class Prose(Format):
                 *stated_versions(line),
                 *container_stated(line),
                 *fabric_stated(line),
+                *cpu_stated(line),
             )
         ]
 
