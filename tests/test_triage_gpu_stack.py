@@ -69,3 +69,64 @@ def test_a_launcher_at_the_start_of_its_line_is_a_command(matrix: Matrix) -> Non
     assert snapshot.env["NCCL_P2P_DISABLE"].value == "1"
     said = read_report("We launch it with mpirun and it hangs.", "p").snapshot
     assert not said.observations("rdma-unselected")
+
+
+# `nvidia-smi`'s MIG devices table, from https://github.com/XuehaiPan/nvitop/pull/8 (lounicotra's
+# comment; read 2026-12-03): GPU 1 has instances.
+MIG_DEVICES = """\
++-----------------------------------------------------------------------------+
+| MIG devices:                                                                |
++------------------+----------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |
+|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG|
+|                  |                      |        ECC|                       |
+|==================+======================+===========+=======================|
+|  1    3   0   0  |  14366MiB / 19968MiB | 28      0 |  2   0    1    0    0 |
+|                  |      4MiB / 32767MiB |           |                       |
++------------------+----------------------+-----------+-----------------------+"""
+
+# `nvidia-smi -L` with a MIG instance, from https://github.com/NVIDIA/go-dcgm/issues/30
+# (starry91's description; read 2026-12-03).
+MIG_LIST = """\
+$ nvidia-smi -L
+GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-41255406-c9af-f94b-4ebf-9d57ad1853da)
+  MIG 2g.20gb     Device  0: (UUID: MIG-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e)"""
+
+
+def mig_gpus(text: str) -> dict[int | str | None, bool | None]:
+    hardware = read_report(text, "pasted").snapshot.hardware
+    return {g.bus_id or g.index: g.mig_mode for g in hardware.gpus}
+
+
+def test_mig_mode_in_each_output_of_nvidia_smi(matrix: Matrix) -> None:
+    """373: the `MIG M.` column of nvidia-smi's table (R550 layout); the `MIG devices:` table;
+    `nvidia-smi -L` listing instances under a GPU; 007: collect_env's GPU list does the same."""
+    assert mig_gpus(body("373")) == {"0000:31:00.0": True}
+    assert findings(matrix, body("373"))["SC1121"] is Severity.WARNING
+    assert mig_gpus(MIG_DEVICES) == {1: True}
+    assert mig_gpus(MIG_LIST) == {0: True}
+    assert mig_gpus(body("007")) == {0: True}
+    assert findings(matrix, MIG_LIST)["SC1121"] is Severity.WARNING
+    # A table whose MIG M. cell says Disabled is a GPU in MIG's reach, not in MIG mode.
+    disabled = body("373").replace("Enabled", "Disabled")
+    assert mig_gpus(disabled) == {"0000:31:00.0": False}
+    assert "SC1121" not in findings(matrix, disabled)
+
+
+def test_mig_switched_by_nvidia_smi_last_line_wins(matrix: Matrix) -> None:
+    """388: `nvidia-smi -i 0 -mig 0` then `-mig 1` on the same GPU: it ends in MIG mode."""
+    assert mig_gpus(body("388")) == {"0000:06:00.0": True}
+    off = "Enabled MIG Mode for GPU 00000000:06:00.0\nDisabled MIG Mode for GPU 00000000:06:00.0"
+    assert mig_gpus(off) == {"0000:06:00.0": False}
+    assert findings(matrix, off) == {}
+
+
+def test_a_sentence_that_says_mig_is_on(matrix: Matrix) -> None:
+    """372: "the configuration for MIG is following" (the tables were screenshots)."""
+    assert findings(matrix, body("372")) == {"SC1121": Severity.WARNING}
+    for denied in (
+        "MIG is disabled on all GPUs.",
+        "We do not use MIG mode on these nodes.",
+        "Is MIG enabled on this node?",
+    ):
+        assert findings(matrix, denied) == {}, denied

@@ -27,8 +27,9 @@ from stackcheck.ingest.facts import (
     RuntimeFact,
     toolkit_fact,
 )
-from stackcheck.ingest.hardware import XidFact
+from stackcheck.ingest.hardware import GpuHealthFact, XidFact
 from stackcheck.ingest.lines import Line, joined_line
+from stackcheck.snapshot.hardware import GpuHealth, normalise_bus_id
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 if sys.version_info >= (3, 11):
@@ -58,6 +59,7 @@ _FACT_KINDS = frozenset(
         "memlock-kb",
         "xid",
         "shm-gib",
+        "mig-mode",
     }
 )
 
@@ -140,6 +142,11 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         return XidFact(line, code, _fill(spec.get("bus", ""), groups), line.text.strip()[:200])
     if kind == "shm-gib":
         return RuntimeFact(line, "shm_bytes", int(value) << 30)
+    if kind == "mig-mode":
+        # `bus`: the GPU's PCI address; `value`: "Enabled" or "Disabled", as nvidia-smi says it
+        bus = _fill(spec["bus"], groups)
+        health = GpuHealth(bus_id=normalise_bus_id(bus), mig_mode=value.lower() == "enabled")
+        return GpuHealthFact(line, health, [line])
     # memlock-kb: a limit stated in KiB, as ulimit -l and UCX print it
     return RuntimeFact(line, "memlock_bytes", int(value) << 10)
 

@@ -323,6 +323,7 @@ ObservationKind = Literal[
     "ib-local-protection-error",  # NCCL NET/IB completion error 4 (IBV_WC_LOC_PROT_ERR)
     "cpu-intended",  # the report says the machine has no GPU or the program should run on CPU
     "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
+    "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
 ]
 
 

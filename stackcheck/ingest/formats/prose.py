@@ -22,7 +22,10 @@ InfiniBand", "if you have RoCE", "... disables RoCE", a question).
 A sentence that says the machine has no GPU or that the program should run on the CPU ("I
 don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
 MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
-fault of the stack (unless the text also shows a GPU, a driver or a container)."""
+fault of the stack (unless the text also shows a GPU, a driver or a container).
+
+A sentence that says the GPUs are in MIG mode ("MIG is enabled on one of the GPUs", "the
+configuration for MIG is following") is read as that, unless it denies, doubts or asks it."""
 
 from __future__ import annotations
 
@@ -105,6 +108,24 @@ _CPU = re.compile(
 )
 
 
+# MIG named as the GPUs' state: "MIG is enabled on ...", "in MIG mode", "the configuration for
+# MIG", "MIG instances"; upper case only (the word, not a substring).
+_MIG = re.compile(
+    r"\bMIG(?:[-\s]mode)?\s(?:is\s|was\s|are\s)?(?:enabled|on|configured|activated)\b|"
+    r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
+    r"\bMIG[-\s](?:enabled|partitioned)\b|\bMIG\s(?:instances?|slices?|partitions?)\b"
+)
+
+
+def mig_stated(line: Line) -> list[Fact]:
+    """MIG, where a sentence of the line says the GPUs are in MIG mode."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _MIG.search(sentence)
+        if found is not None and not _DOUBT.search(sentence):
+            return [ObservationFact(line, "mig-stated", found.group(0))]
+    return []
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU."""
     found = _CPU.search(line.text)
@@ -165,6 +186,7 @@ class Prose(Format):
                 *container_stated(line),
                 *fabric_stated(line),
                 *cpu_stated(line),
+                *mig_stated(line),
             )
         ]
 
