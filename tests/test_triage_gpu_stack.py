@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
-from stackcheck.ingest import read_report
+from stackcheck.ingest import read_report, signatures
 from stackcheck.matrix import Matrix
 from tests.corpus import body
 
@@ -130,3 +130,52 @@ def test_a_sentence_that_says_mig_is_on(matrix: Matrix) -> None:
         "Is MIG enabled on this node?",
     ):
         assert findings(matrix, denied) == {}, denied
+
+
+def example(signature_id: str) -> str:
+    return next(s.example for s in signatures.catalogue() if s.id == signature_id)
+
+
+def test_an_extension_built_with_another_cuda_than_pytorch(matrix: Matrix) -> None:
+    """346: PyTorch's message wrapped over two lines of a pip log; DeepSpeed's op builder says
+    the same in its words, and as a [WARNING] where DS_SKIP_CUDA_CHECK=1 lets it go on."""
+    assert findings(matrix, body("346")) == {"SC203": Severity.ERROR}
+    deepspeed = example("deepspeed-op-builder-cuda-mismatch")
+    assert findings(matrix, deepspeed) == {"SC203": Severity.ERROR}
+    skipped = (
+        "[WARNING]  DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version "
+        "torch was compiled with 11.8.Detected `DS_SKIP_CUDA_CHECK=1`: Allowing this combination"
+    )  # https://github.com/deepspeedai/DeepSpeed/pull/3436 (FarzanT's comment)
+    assert findings(matrix, skipped) == {"SC203": Severity.WARNING}
+    # PyTorch's own warning for a minor difference is not the error.
+    minor = (
+        "UserWarning: The detected CUDA version (12.2) has a minor version mismatch with the "
+        "version that was used to compile PyTorch (12.1). Most likely this shouldn't be a problem."
+    )
+    assert findings(matrix, minor) == {}
+
+
+def test_a_cuda_runtime_of_one_release_not_found(matrix: Matrix) -> None:
+    """336: libcudart.so.9.0 missing, then a 9.2 runtime symlinked in its place."""
+    assert findings(matrix, body("336")) == {"SC203": Severity.ERROR}
+    symlinked = example("symbol-version-cuda-runtime")
+    assert findings(matrix, symlinked) == {"SC203": Severity.ERROR}
+    # A library that numbers its own versions (cuFFT 10 ships with CUDA 11) says nothing of
+    # the CUDA release; an unversioned name neither.
+    for other in ("libcufft.so.10", "libcudart.so"):
+        text = f"ImportError: {other}: cannot open shared object file: No such file or directory"
+        assert "SC203" not in findings(matrix, text), other
+    on_cpu = f"{body('336').splitlines()[0]}\nI don't have an NVIDIA GPU on this laptop."
+    assert findings(matrix, on_cpu) == {"SC203": Severity.INFO}
+
+
+def test_a_message_a_terminal_cut_at_a_fixed_width(matrix: Matrix) -> None:
+    """367: docker's error, cut every 136 columns mid-word ("unsatisfied condi" / "tion: cuda
+    >= 9.0"), joins without a space; a wrapped sentence keeps its space."""
+    assert findings(matrix, body("367")) == {"SC101": Severity.ERROR}
+    cut = "x" * 70 + " nvidia-container-cli: requirement error: unsatisfied condi"
+    tail = "tion: cuda >= 9.0 please update your driver"
+    same = f"{cut}\n{tail.ljust(len(cut), '.')}"
+    assert findings(matrix, same) == {"SC101": Severity.ERROR}
+    # Lines of different widths are a paragraph: joined with a space, the word stays cut.
+    assert findings(matrix, f"{cut}\n{tail}") == {}

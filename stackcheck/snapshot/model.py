@@ -324,6 +324,7 @@ ObservationKind = Literal[
     "cpu-intended",  # the report says the machine has no GPU or the program should run on CPU
     "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
     "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
+    "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")
 ]
 
 
