@@ -179,3 +179,19 @@ def test_a_message_a_terminal_cut_at_a_fixed_width(matrix: Matrix) -> None:
     assert findings(matrix, same) == {"SC101": Severity.ERROR}
     # Lines of different widths are a paragraph: joined with a space, the word stays cut.
     assert findings(matrix, f"{cut}\n{tail}") == {}
+
+
+def test_a_gpu_the_driver_says_needs_a_reset(matrix: Matrix) -> None:
+    """362: NVRM's NV_ERR_RESET_REQUIRED after a failed GSP allocation; the GSP RPC timeout
+    (Xid 119) and Xid 154's recovery line say the same, once whether or not an Xid line has it."""
+    assert findings(matrix, body("362")) == {"SC1117": Severity.ERROR}
+    assert findings(matrix, example("nvrm-gsp-rpc-timeout")) == {"SC1117": Severity.ERROR}
+    xid_line = (
+        "NVRM: Xid (PCI:0000:01:00): 119, pid=1234, name=python, Timeout after 6s of waiting "
+        "for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)."
+    )
+    report = check(read_report(xid_line, "pasted").snapshot, matrix)
+    assert [f.message.split(",")[0] for f in report.findings] == ["GPU 0000:01:00.0: Xid 119"]
+    # An Xid the table does not name stays silent; 154 is named.
+    recovery = "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1"
+    assert findings(matrix, recovery) == {"SC1117": Severity.ERROR}
