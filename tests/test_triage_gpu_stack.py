@@ -195,3 +195,37 @@ def test_a_gpu_the_driver_says_needs_a_reset(matrix: Matrix) -> None:
     # An Xid the table does not name stays silent; 154 is named.
     recovery = "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1"
     assert findings(matrix, recovery) == {"SC1117": Severity.ERROR}
+
+
+# The device plugin's own example pod, from NVIDIA/k8s-device-plugin@00f2a02c68f1e72951de0357e292c
+# 118f47f4b49:README.md ("Running GPU Jobs"; Apache-2.0).
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-pod
+spec:
+  restartPolicy: Never
+  containers:
+    - name: cuda-container
+      image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0
+      resources:
+        limits:
+          nvidia.com/gpu: 1 # requesting 1 GPU
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule"""
+
+
+def test_a_pod_that_runs_a_gpu_image_without_a_gpu_limit(matrix: Matrix) -> None:
+    assert "SC531" not in findings(matrix, POD)
+    bare = "\n".join(
+        line for line in POD.splitlines() if "limits" not in line and "1 GPU" not in line
+    )
+    assert findings(matrix, bare)["SC531"] is Severity.WARNING
+    saw_none = f"{bare}\nRuntimeError: No CUDA GPUs are available"
+    assert findings(matrix, saw_none)["SC531"] is Severity.ERROR
+    # A pod's other container, of no GPU image, needs none even where the report shows GPUs.
+    sidecar = bare.replace("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0", "nginx:1.25")
+    assert "SC531" not in findings(matrix, f"{sidecar}\nDriver Version: 535.104.05")

@@ -41,7 +41,9 @@ class ContainerWithoutGpus(Rule):
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
         "machine with GPUs, or where a process of the report looked for a GPU and found none) "
         "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
-        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry. "
+        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry; "
+        "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
+        "`nvidia.com/gpu` limit. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
@@ -56,15 +58,23 @@ class ContainerWithoutGpus(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable")
         for spec in ctx.snapshot.run_specs:
-            if spec.kind not in ("docker-run", "compose") or spec.gpus is not None:
+            if spec.kind not in ("docker-run", "compose", "kubernetes") or spec.gpus is not None:
                 continue
             # A process of the report that looked for a GPU shows the container was meant to
-            # have one, whatever its image is called.
-            if not (gpu_image(spec) or ctx.has_nvidia_gpu or ctx.torch_cuda_builds or unavailable):
+            # have one, whatever its image is called. A pod's other containers (sidecars, init)
+            # need none: there only a GPU image or a process that found none says so.
+            host = ctx.has_nvidia_gpu or bool(ctx.torch_cuda_builds)
+            if not (gpu_image(spec) or unavailable or (host and spec.kind != "kubernetes")):
                 continue
+            unless = (
+                "a pod gets no GPU without an `nvidia.com/gpu` limit (or, where the node's default "
+                "runtime is nvidia, every GPU, outside the scheduler's count)"
+                if spec.kind == "kubernetes"
+                else "the container sees none unless the daemon's default runtime is nvidia"
+            )
             yield self.finding(
                 f"The {spec.kind} spec for {spec.image or 'the container'} requests no GPU: "
-                "the container sees none unless the daemon's default runtime is nvidia"
+                + unless
                 + (", and the report shows it saw none." if unavailable else "."),
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
