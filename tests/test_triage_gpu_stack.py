@@ -229,3 +229,21 @@ def test_a_pod_that_runs_a_gpu_image_without_a_gpu_limit(matrix: Matrix) -> None
     # A pod's other container, of no GPU image, needs none even where the report shows GPUs.
     sidecar = bare.replace("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0", "nginx:1.25")
     assert "SC531" not in findings(matrix, f"{sidecar}\nDriver Version: 535.104.05")
+
+
+def test_a_sentence_that_names_the_missing_gpu_request(matrix: Matrix) -> None:
+    """376: "you will also need to set the gpu limits in the resources" (the spec pasted is the
+    fixed one). Other shapes of the same statement read alike; a question or a condition not."""
+    assert findings(matrix, body("376")) == {"SC531": Severity.WARNING}
+    for said in (
+        "Solved it by adding --gpus all, now nvidia-smi works.",
+        "I forgot to pass --gpus all.",
+        "The pod was started without the nvidia.com/gpu limit.",
+    ):
+        assert findings(matrix, said) == {"SC531": Severity.WARNING}, said
+    for said in (
+        "Do I need to set --gpus all?",
+        "If you run without --gpus all, no GPU is visible.",
+        "We run it with --gpus all on every node.",
+    ):
+        assert findings(matrix, said) == {}, said

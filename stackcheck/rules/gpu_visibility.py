@@ -45,7 +45,8 @@ class ContainerWithoutGpus(Rule):
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
         "`nvidia.com/gpu` limit. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
-        "command that started it, a warning names the likely cause.",
+        "command that started it, a warning names the likely cause; so does a sentence that "
+        "names a GPU request as what was missing or as the fix.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
         "is missing and `torch.cuda.is_available()` is False, unless the daemon's default "
         "runtime happens to be nvidia.",
@@ -80,6 +81,14 @@ class ContainerWithoutGpus(Rule):
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
         yield from self._unshown_container(ctx, unavailable)
+        stated = ctx.snapshot.observations("gpu-request-stated")
+        if stated:
+            yield self.finding(
+                f"The report says the container lacked a GPU request ({stated[0].value}): without "
+                "one it sees no GPU.",
+                [stated[0].evidence, *(o.evidence for o in unavailable[:1])],
+                severity=Severity.WARNING,
+            )
 
     def _unshown_container(
         self, ctx: CheckContext, unavailable: list[Observation]

@@ -325,6 +325,7 @@ ObservationKind = Literal[
     "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
     "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
     "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")
+    "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
 ]
 
 

@@ -24,6 +24,10 @@ don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CP
 MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
 fault of the stack (unless the text also shows a GPU, a driver or a container).
 
+A sentence that names a GPU request (`--gpus`, `nvidia.com/gpu`, GPU limits) as what was
+missing or as the fix ("you need to set the gpu limits", "solved it by adding --gpus all") is
+read as the report's cause: the container got no GPU.
+
 A sentence that says the GPUs are in MIG mode ("MIG is enabled on one of the GPUs", "the
 configuration for MIG is following") is read as that, unless it denies, doubts or asks it."""
 
@@ -126,6 +130,35 @@ def mig_stated(line: Line) -> list[Fact]:
     return []
 
 
+# A GPU request named as what was missing, or as the fix: "need to set the gpu limits", "forgot
+# --gpus all", "solved it by adding nvidia.com/gpu", "without the --gpus flag".
+_GPU_REQUEST = re.compile(
+    r"\b(?:need(?:s|ed)?\sto|ha(?:d|ve|s)\sto|forg[oe]t(?:ten)?(?:\sto)?)\s(?:also\s)?"
+    r"(?:set|add|specify|pass|request|claim|use)\b|"
+    r"\b(?:fixed|solved|resolved)\s(?:it\s|this\s)?(?:by|after)\s(?:add|sett|specify|pass)\w{0,4}\b|"
+    r"\bafter\s(?:add|sett|specify|pass|enabl)\w{0,4}\b|\b(?:without|missing|lacks?)\s",
+    re.IGNORECASE,
+)
+_GPU_REQUESTED = re.compile(
+    r"(?:--gpus\b|nvidia\.com/gpu\b|\bgpu\s(?:limits?|requests?)\b|--runtime[=\s]nvidia\b)",
+    re.IGNORECASE,
+)
+
+
+def gpu_request_stated(line: Line) -> list[Fact]:
+    """That the container lacked a GPU request, where a sentence names adding one as the need
+    or the fix (not as a question or a condition)."""
+    for sentence in _SENTENCE.split(line.text):
+        need = _GPU_REQUEST.search(sentence)
+        if need is None or "?" in sentence or re.search(r"\bif\b", sentence, re.IGNORECASE):
+            continue
+        request = _GPU_REQUESTED.search(sentence, need.end())
+        if request is not None and request.start() - need.end() <= 40:
+            said = sentence[need.start() : request.end()]
+            return [ObservationFact(line, "gpu-request-stated", said)]
+    return []
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU."""
     found = _CPU.search(line.text)
@@ -187,6 +220,7 @@ class Prose(Format):
                 *fabric_stated(line),
                 *cpu_stated(line),
                 *mig_stated(line),
+                *gpu_request_stated(line),
             )
         ]
 
