@@ -140,7 +140,7 @@ def test_an_extension_built_with_another_cuda_than_pytorch(matrix: Matrix) -> No
     """346: PyTorch's message wrapped over two lines of a pip log; DeepSpeed's op builder says
     the same in its words, and as a [WARNING] where DS_SKIP_CUDA_CHECK=1 lets it go on."""
     assert findings(matrix, body("346")) == {"SC203": Severity.ERROR}
-    deepspeed = example("deepspeed-op-builder-cuda-mismatch")
+    deepspeed = example("deepspeed-cuda-mismatch")
     assert findings(matrix, deepspeed) == {"SC203": Severity.ERROR}
     skipped = (
         "[WARNING]  DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version "
@@ -247,3 +247,15 @@ def test_a_sentence_that_names_the_missing_gpu_request(matrix: Matrix) -> None:
         "We run it with --gpus all on every node.",
     ):
         assert findings(matrix, said) == {}, said
+
+
+def test_a_sentence_that_says_the_locked_memory_limit_must_be_raised(matrix: Matrix) -> None:
+    """029: `ulimit -a` with 64 KiB and "let me ask them to bump the locked one"; without the
+    sentence the limit is advice, and a tool's own hint (UCX's "Please set max locked memory")
+    is not the reporter's word (386)."""
+    assert findings(matrix, body("029")) == {"SC511": Severity.WARNING}
+    limit_only = body("029").split("I am not admin")[0]
+    assert findings(matrix, limit_only) == {"SC511": Severity.INFO}
+    for said in ("We need to increase max locked memory on the nodes.", "Raised memlock, fixed."):
+        assert findings(matrix, f"{limit_only}\n{said}") == {"SC511": Severity.WARNING}, said
+    assert findings(matrix, f"{limit_only}\nShould I increase memlock?") == {"SC511": Severity.INFO}

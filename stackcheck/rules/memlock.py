@@ -34,7 +34,8 @@ class MemlockLimited(Rule):
     title = "The locked-memory limit is too low for RDMA"
     doc = RuleDoc(
         what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "
-        "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used.",
+        "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used, "
+        "or where the report says the limit has to be raised.",
         why="RDMA pins its buffers. With the usual 64 KiB default the EFA provider fails with "
         "`Libfabric error: (-12) Cannot allocate memory` / `Failure to post internal receive "
         "buffers`, and verbs with `ibv_create_cq ... Cannot allocate memory`.",
@@ -51,13 +52,15 @@ class MemlockLimited(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         runtime = ctx.snapshot.runtime
         rdma = rdma_expected(ctx)
+        # The reporter saying the limit must be raised is as good a sign that RDMA needs it.
+        stated = [o.evidence for o in ctx.snapshot.observations("memlock-raise-stated")]
         limit = runtime.memlock_bytes
         if limit is not None and 0 <= limit < MEMLOCK_FLOOR:
             evidence = runtime_evidence(ctx, "memlock", "locked")
-            if rdma:
+            if rdma or stated:
                 yield self.finding(
                     f"Locked memory is limited to {_shown(limit)}; RDMA needs it unlimited.",
-                    [*(evidence or runtime.evidence[:1]), *rdma[:1]],
+                    [*(evidence or runtime.evidence[:1]), *(rdma or stated)[:1]],
                 )
             elif ctx.snapshot.partial:
                 yield self.finding(

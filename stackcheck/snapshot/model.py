@@ -326,6 +326,7 @@ ObservationKind = Literal[
     "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
     "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")
     "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
+    "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
 ]
 
 

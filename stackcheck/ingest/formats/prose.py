@@ -28,6 +28,9 @@ A sentence that names a GPU request (`--gpus`, `nvidia.com/gpu`, GPU limits) as 
 missing or as the fix ("you need to set the gpu limits", "solved it by adding --gpus all") is
 read as the report's cause: the container got no GPU.
 
+A sentence that says the locked-memory limit has to be raised ("let me ask them to bump the
+locked one") is read as the report's cause, beside a limit it states.
+
 A sentence that says the GPUs are in MIG mode ("MIG is enabled on one of the GPUs", "the
 configuration for MIG is following") is read as that, unless it denies, doubts or asks it."""
 
@@ -130,6 +133,11 @@ def mig_stated(line: Line) -> list[Fact]:
     return []
 
 
+def _asserted(sentence: str) -> bool:
+    """Whether a sentence states something rather than asking it or making it a condition."""
+    return "?" not in sentence and not re.search(r"\bif\b", sentence, re.IGNORECASE)
+
+
 # A GPU request named as what was missing, or as the fix: "need to set the gpu limits", "forgot
 # --gpus all", "solved it by adding nvidia.com/gpu", "without the --gpus flag".
 _GPU_REQUEST = re.compile(
@@ -145,12 +153,33 @@ _GPU_REQUESTED = re.compile(
 )
 
 
+# Raising the locked-memory limit named as what is needed: "ask them to bump the locked one",
+# "increase max locked memory". Tools' own hints ("UCX ERROR ... Please set max locked memory")
+# are the message, not the reporter's word.
+_TOOL_HINT = re.compile(r"\b(?:ERROR|WARN(?:ING)?|Please)\b")
+_MEMLOCK_RAISE = re.compile(
+    r"\b(?:bump|rais|increas|lift)\w{0,3}\b.{0,40}?"
+    r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b",
+    re.IGNORECASE,
+)
+
+
+def memlock_raise_stated(line: Line) -> list[Fact]:
+    """That the locked-memory limit has to be raised, where a sentence says so (not a question
+    or a condition)."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _MEMLOCK_RAISE.search(sentence)
+        if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
+            return [ObservationFact(line, "memlock-raise-stated", found.group(0))]
+    return []
+
+
 def gpu_request_stated(line: Line) -> list[Fact]:
     """That the container lacked a GPU request, where a sentence names adding one as the need
     or the fix (not as a question or a condition)."""
     for sentence in _SENTENCE.split(line.text):
         need = _GPU_REQUEST.search(sentence)
-        if need is None or "?" in sentence or re.search(r"\bif\b", sentence, re.IGNORECASE):
+        if need is None or not _asserted(sentence):
             continue
         request = _GPU_REQUESTED.search(sentence, need.end())
         if request is not None and request.start() - need.end() <= 40:
@@ -221,6 +250,7 @@ class Prose(Format):
                 *cpu_stated(line),
                 *mig_stated(line),
                 *gpu_request_stated(line),
+                *memlock_raise_stated(line),
             )
         ]
 
