@@ -259,3 +259,13 @@ def test_a_sentence_that_says_the_locked_memory_limit_must_be_raised(matrix: Mat
     for said in ("We need to increase max locked memory on the nodes.", "Raised memlock, fixed."):
         assert findings(matrix, f"{limit_only}\n{said}") == {"SC511": Severity.WARNING}, said
     assert findings(matrix, f"{limit_only}\nShould I increase memlock?") == {"SC511": Severity.INFO}
+
+
+def test_more_messages_of_a_gpu_the_process_cannot_use(matrix: Matrix) -> None:
+    """Each catalogue example read by the rule of its family: an old-CUDA kernel without code
+    for the GPU (gpu-arch), the container toolkit on a host whose driver is not loaded and
+    nvidia-smi with no device (gpu-visibility)."""
+    assert findings(matrix, example("cuda-98-invalid-device-function")) == {"SC202": Severity.ERROR}
+    assert findings(matrix, example("container-cli-driver-not-loaded")) == {"SC532": Severity.ERROR}
+    assert findings(matrix, example("nvidia-smi-no-devices")) == {"SC532": Severity.ERROR}
+    assert findings(matrix, "ibv_devinfo: No devices were found (no IB devices)") == {}
