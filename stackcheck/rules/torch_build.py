@@ -118,7 +118,7 @@ class TorchCudaBaseMismatch(Rule):
         "mismatches the version that was used to compile PyTorch (12.1)`, DeepSpeed's "
         "`Installed CUDA version 12.0 does not match the version torch was compiled with "
         "11.8`), and a CUDA runtime library of one release that the loader does not find "
-        "(`libcudart.so.9.0: cannot open shared object file`, `version `libcudart.so.9.0' not "
+        "(`libcudart.so.9.0: cannot open shared object file`, `version 'libcudart.so.9.0' not "
         "found`) (errors; info where the report says the machine has no GPU).",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
