@@ -269,3 +269,20 @@ def test_more_messages_of_a_gpu_the_process_cannot_use(matrix: Matrix) -> None:
     assert findings(matrix, example("container-cli-driver-not-loaded")) == {"SC532": Severity.ERROR}
     assert findings(matrix, example("nvidia-smi-no-devices")) == {"SC532": Severity.ERROR}
     assert findings(matrix, "ibv_devinfo: No devices were found (no IB devices)") == {}
+
+
+def test_tensorflow_looking_for_cudart_on_a_machine_without_gpu_is_advice(matrix: Matrix) -> None:
+    """TensorFlow's dso_loader warning and its own hint, as it prints them on any machine
+    without the CUDA runtime (https://github.com/jax-ml/jax/issues/3746, yuping3252's comment);
+    with a GPU shown it is the fault. Its `dlerror:` is the loader's word, not NCCL's net plugin
+    failing (it once read as SC413)."""
+    lines = (
+        "2021-04-09 19:52:41.024315: W "
+        "tensorflow/stream_executor/platform/default/dso_loader.cc:60]"
+        " Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot "
+        "open shared object file: No such file or directory\n"
+        "2021-04-09 19:52:41.024341: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore "
+        "above cudart dlerror if you do not have a GPU set up on your machine."
+    )
+    assert findings(matrix, lines) == {"SC203": Severity.INFO}
+    assert findings(matrix, f"{lines}\nDriver Version: 455.32.00")["SC203"] is Severity.WARNING

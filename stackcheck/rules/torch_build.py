@@ -179,17 +179,22 @@ class TorchCudaBaseMismatch(Rule):
                     if (i.version or i.cuda) and not str(i.version or i.cuda).startswith(cuda)
                 }
             )
-            # A GPU library's dlerror on a machine meant to run on the CPU is expected there.
-            quiet = bool(hint) and not ctx.has_nvidia_gpu
+            # A GPU library's dlerror on a machine meant to run on the CPU is expected there;
+            # so is TensorFlow's dso_loader warning, which it prints on every machine without
+            # the runtime ("Ignore above cudart dlerror if you do not have a GPU"), unless the
+            # text shows a GPU.
+            detail = missing.evidence.detail or ""
+            optional = "Could not load dynamic library" in detail
+            quiet = (bool(hint) or optional) and not ctx.has_nvidia_gpu
             yield self.finding(
                 f"A program built for CUDA {cuda} cannot find its runtime ({found.group(0)})"
                 + (f"; CUDA {', '.join(others)} is installed instead." if others else ".")
-                + (" The report says the machine has no GPU: expected there." if quiet else ""),
+                + (" Expected on a machine without a GPU." if quiet else ""),
                 [missing.evidence],
                 severity=Severity.INFO
                 if quiet
                 else Severity.ERROR
-                if "Error" in (missing.evidence.detail or "")
+                if "Error" in detail
                 else Severity.WARNING,
             )
 
