@@ -128,6 +128,7 @@ def test_a_sentence_that_says_mig_is_on(matrix: Matrix) -> None:
         "MIG is disabled on all GPUs.",
         "We do not use MIG mode on these nodes.",
         "Is MIG enabled on this node?",
+        "We plan to evaluate MIG on H100 later.",  # MIG named, not said to be on
     ):
         assert findings(matrix, denied) == {}, denied
 

@@ -118,7 +118,8 @@ _CPU = re.compile(
 # MIG named as the GPUs' state: "MIG is enabled on ...", "in MIG mode", "the configuration for
 # MIG", "MIG instances"; upper case only (the word, not a substring).
 _MIG = re.compile(
-    r"\bMIG(?:[-\s]mode)?\s(?:is\s|was\s|are\s)?(?:enabled|on|configured|activated)\b|"
+    r"\bMIG(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
+    r"enabled|configured|activated)\b|"
     r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
     r"\bMIG[-\s](?:enabled|partitioned)\b|\bMIG\s(?:instances?|slices?|partitions?)\b"
 )
