@@ -9,7 +9,7 @@ import pytest
 
 from stackcheck.ingest import signatures
 from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
-from stackcheck.ingest.hardware import XidFact
+from stackcheck.ingest.hardware import GpuHealthFact, XidFact
 from stackcheck.ingest.lines import split_lines
 
 CATALOGUE = signatures.catalogue()
@@ -40,6 +40,9 @@ def test_each_signature_reads_its_real_example(signature: signatures.Signature) 
             assert isinstance(fact, GpuFact) and fact.compute_capability
         elif spec["kind"] == "xid":
             assert isinstance(fact, XidFact) and fact.code > 0
+        elif spec["kind"] == "mig-mode":
+            assert isinstance(fact, GpuHealthFact) and fact.health.bus_id
+            assert fact.health.mig_mode is not None
         elif spec["kind"] in ("peermem", "memlock-kb", "shm-gib"):
             assert isinstance(fact, RuntimeFact)
         elif spec["kind"] == "nccl-loaded":

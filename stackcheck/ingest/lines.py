@@ -237,6 +237,22 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
-def joined_line(first: Line, tail: Line) -> Line:
+def joined_line(first: Line, tail: Line, sep: str = " ") -> Line:
     """A line wrapped in pasting, joined back: the first piece's number, both pieces' text."""
-    return Line(first.number, first.raw, f"{first.text.rstrip()} {tail.text.strip()}")
+    return Line(first.number, first.raw, f"{first.text.rstrip()}{sep}{tail.text.strip()}")
+
+
+HARD_WRAP_MIN = 60  # narrower lines of equal length are more likely a table than a terminal
+
+
+def hard_wrapped(lines: Sequence[Line]) -> set[int]:
+    """Indexes of lines a terminal cut at a fixed width (mid-word, no space lost): two or more
+    neighbours of one length, at least HARD_WRAP_MIN wide. Their next line joins without a
+    space."""
+    widths = [len(line.raw.rstrip("\r\n")) for line in lines]
+    return {
+        at
+        for at, width in enumerate(widths)
+        if width >= HARD_WRAP_MIN
+        and any(0 <= n < len(widths) and widths[n] == width for n in (at - 1, at + 1))
+    }

@@ -27,8 +27,9 @@ from stackcheck.ingest.facts import (
     RuntimeFact,
     toolkit_fact,
 )
-from stackcheck.ingest.hardware import XidFact
-from stackcheck.ingest.lines import Line, joined_line
+from stackcheck.ingest.hardware import GpuHealthFact, XidFact
+from stackcheck.ingest.lines import Line, hard_wrapped, joined_line
+from stackcheck.snapshot.hardware import GpuHealth, normalise_bus_id
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 if sys.version_info >= (3, 11):
@@ -58,6 +59,7 @@ _FACT_KINDS = frozenset(
         "memlock-kb",
         "xid",
         "shm-gib",
+        "mig-mode",
     }
 )
 
@@ -140,6 +142,11 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         return XidFact(line, code, _fill(spec.get("bus", ""), groups), line.text.strip()[:200])
     if kind == "shm-gib":
         return RuntimeFact(line, "shm_bytes", int(value) << 30)
+    if kind == "mig-mode":
+        # `bus`: the GPU's PCI address; `value`: "Enabled" or "Disabled", as nvidia-smi says it
+        bus = _fill(spec["bus"], groups)
+        health = GpuHealth(bus_id=normalise_bus_id(bus), mig_mode=value.lower() == "enabled")
+        return GpuHealthFact(line, health, [line])
     # memlock-kb: a limit stated in KiB, as ulimit -l and UCX print it
     return RuntimeFact(line, "memlock_bytes", int(value) << 10)
 
@@ -296,7 +303,8 @@ WRAP_WINDOW = 3  # a browser or a mail client wraps a quoted message over two or
 
 def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
     """Messages in a paragraph whose lines a browser or an editor wrapped: each line is
-    searched, then joined with the next one and two (a space between); a match that starts in
+    searched, then joined with the next one and two (a space between, none after a line a
+    terminal cut at a fixed width: ``hard_wrapped``); a match that starts in
     the line and runs on into the last joined one is the message as it was printed, and takes
     the place of what the line alone matched from the same place (an arch list cut short by
     the wrap). A match that the last line holds whole by itself is that line's (a lazy group
@@ -304,24 +312,35 @@ def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
     number."""
     own = [_found(line.text) for line in lines]
     ends = [{(sig.id, found.end()) for sig, found in matched} for matched in own]
+    hard = hard_wrapped(lines)
     facts: list[Fact] = []
     for start, line in enumerate(lines):
         best: dict[tuple[str, int], tuple[Signature, Line, re.Match[str]]] = {
             (sig.id, found.start()): (sig, line, found) for sig, found in own[start]
         }
-        joined = line
+        chains = [line]
+        spaced: set[tuple[str, int]] = set()
         for last, tail in enumerate(lines[start + 1 : start + WRAP_WINDOW], start=start + 1):
-            before = len(joined.text)
-            joined = joined_line(joined, tail)
-            tail_at = len(joined.text) - len(tail.text.strip())
-            for sig, found in _found(joined.text):
-                whole_in_tail = (sig.id, found.end() - tail_at + _lead(tail.text)) in ends[last]
-                if (
-                    found.start() < len(line.text)
-                    and found.end() > before + 1
-                    and not whole_in_tail
-                ):
-                    best[sig.id, found.start()] = (sig, joined, found)
+            # After a line cut at a fixed width the word may go on without a space, or the cut
+            # may have fallen on a space: both joins are tried.
+            seps = (" ", "") if last - 1 in hard else (" ",)
+            grown: list[Line] = []
+            for chain, sep in ((c, s) for c in chains for s in seps):
+                tail_at = len(chain.text.rstrip()) + len(sep)
+                joined = joined_line(chain, tail, sep)
+                grown.append(joined)
+                for sig, found in _found(joined.text):
+                    whole_in_tail = (sig.id, found.end() - tail_at + _lead(tail.text)) in ends[last]
+                    if (
+                        found.start() < len(line.text)
+                        and found.end() > tail_at
+                        and not whole_in_tail
+                    ):
+                        key = (sig.id, found.start())
+                        if sep or key not in spaced:  # the space join wins where both match
+                            best[key] = (sig, joined, found)
+                            spaced.update([key] if sep else [])
+            chains = grown
         for sig, where, found in best.values():
             facts.extend(sig.facts_for(where, found))
     return facts

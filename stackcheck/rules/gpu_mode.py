@@ -68,7 +68,9 @@ class MigEnabled(Rule):
     title = "MIG is enabled on a GPU"
     doc = RuleDoc(
         what="Reads each GPU's MIG mode (NVML `nvmlDeviceGetMigMode`, `nvidia-smi -q` "
-        "`MIG Mode / Current`).",
+        "`MIG Mode / Current`, the `MIG M.` column and `MIG devices:` table of `nvidia-smi`, "
+        "MIG instances under a GPU in `nvidia-smi -L`, `nvidia-smi -mig 1`'s `Enabled MIG Mode "
+        "for GPU`), or a report's sentence that says the GPUs are in MIG mode.",
         why="With MIG enabled a process sees GPU instances, not the GPU: a training job gets a "
         "slice of the memory and SMs, and NCCL cannot use NVLink or P2P between MIG instances. "
         "A node left in MIG mode after inference work trains far slower, or its jobs fail to "
@@ -85,4 +87,13 @@ class MigEnabled(Rule):
             yield self.finding(
                 "MIG is enabled on " + ", ".join(gpu_label(g) for g in on[:4]) + ".",
                 [e for g in on[:2] for e in g.evidence[:1]],
+            )
+            return
+        stated = ctx.snapshot.observations("mig-stated")
+        # Only where no GPU's own MIG state is shown: a table saying Disabled outweighs prose.
+        if stated and not any(g.mig_mode is False for g in ctx.snapshot.hardware.gpus):
+            yield self.finding(
+                f"The report says the GPUs are in MIG mode ({stated[0].value}): a process sees "
+                "MIG instances, not whole GPUs (CUDA enumerates one instance per process).",
+                [stated[0].evidence],
             )

@@ -41,9 +41,12 @@ class ContainerWithoutGpus(Rule):
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
         "machine with GPUs, or where a process of the report looked for a GPU and found none) "
         "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
-        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry. "
+        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry; "
+        "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
+        "`nvidia.com/gpu` limit. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
-        "command that started it, a warning names the likely cause.",
+        "command that started it, a warning names the likely cause; so does a sentence that "
+        "names a GPU request as what was missing or as the fix.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
         "is missing and `torch.cuda.is_available()` is False, unless the daemon's default "
         "runtime happens to be nvidia.",
@@ -56,20 +59,36 @@ class ContainerWithoutGpus(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable")
         for spec in ctx.snapshot.run_specs:
-            if spec.kind not in ("docker-run", "compose") or spec.gpus is not None:
+            if spec.kind not in ("docker-run", "compose", "kubernetes") or spec.gpus is not None:
                 continue
             # A process of the report that looked for a GPU shows the container was meant to
-            # have one, whatever its image is called.
-            if not (gpu_image(spec) or ctx.has_nvidia_gpu or ctx.torch_cuda_builds or unavailable):
+            # have one, whatever its image is called. A pod's other containers (sidecars, init)
+            # need none: there only a GPU image or a process that found none says so.
+            host = ctx.has_nvidia_gpu or bool(ctx.torch_cuda_builds)
+            if not (gpu_image(spec) or unavailable or (host and spec.kind != "kubernetes")):
                 continue
+            unless = (
+                "a pod gets no GPU without an `nvidia.com/gpu` limit (or, where the node's default "
+                "runtime is nvidia, every GPU, outside the scheduler's count)"
+                if spec.kind == "kubernetes"
+                else "the container sees none unless the daemon's default runtime is nvidia"
+            )
             yield self.finding(
                 f"The {spec.kind} spec for {spec.image or 'the container'} requests no GPU: "
-                "the container sees none unless the daemon's default runtime is nvidia"
+                + unless
                 + (", and the report shows it saw none." if unavailable else "."),
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
         yield from self._unshown_container(ctx, unavailable)
+        stated = ctx.snapshot.observations("gpu-request-stated")
+        if stated:
+            yield self.finding(
+                f"The report says the container lacked a GPU request ({stated[0].value}): without "
+                "one it sees no GPU.",
+                [stated[0].evidence, *(o.evidence for o in unavailable[:1])],
+                severity=Severity.WARNING,
+            )
 
     def _unshown_container(
         self, ctx: CheckContext, unavailable: list[Observation]
@@ -103,11 +122,14 @@ class NoGpuVisible(Rule):
     name = "no-gpu-visible"
     family = "gpu-visibility"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "The process sees no GPU or no NVIDIA driver"
     doc = RuleDoc(
         what="Reads the messages of a process that found no GPU: `no CUDA-capable device is "
         "detected`, `CUDA_ERROR_NO_DEVICE`, `/proc/driver/nvidia/version does not exist`, "
-        "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`.",
+        "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
+        "report says the machine has no GPU or the program should run on the CPU, and shows "
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -120,13 +142,26 @@ class NoGpuVisible(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         seen = ctx.snapshot.observations("no-gpu")
-        if seen:
+        if not seen:
+            return
+        said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
+        cpu = ctx.snapshot.observations("cpu-intended")
+        snapshot = ctx.snapshot
+        # The reporter says the machine has no GPU and nothing in the text shows one, a driver
+        # or a container that should pass one: the program, not the stack, needs a CPU path.
+        if cpu and not (ctx.has_nvidia_gpu or snapshot.platform.container or snapshot.run_specs):
             yield self.finding(
-                "The process found no GPU or no NVIDIA driver: "
-                + "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
-                + ".",
-                [o.evidence for o in seen[:3]],
+                f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
+                "machine has none or the program should run on the CPU: the program needs a CPU "
+                "path (e.g. `torch.cuda.is_available()` before `.cuda()`).",
+                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
+                severity=Severity.INFO,
             )
+            return
+        yield self.finding(
+            f"The process found no GPU or no NVIDIA driver: {said}.",
+            [o.evidence for o in seen[:3]],
+        )
 
 
 class FewerGpusThanParallelism(Rule):

@@ -34,7 +34,8 @@ class MemlockLimited(Rule):
     title = "The locked-memory limit is too low for RDMA"
     doc = RuleDoc(
         what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "
-        "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used.",
+        "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used, "
+        "or where the report says the limit has to be raised.",
         why="RDMA pins its buffers. With the usual 64 KiB default the EFA provider fails with "
         "`Libfabric error: (-12) Cannot allocate memory` / `Failure to post internal receive "
         "buffers`, and verbs with `ibv_create_cq ... Cannot allocate memory`.",
@@ -51,13 +52,15 @@ class MemlockLimited(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         runtime = ctx.snapshot.runtime
         rdma = rdma_expected(ctx)
+        # The reporter saying the limit must be raised is as good a sign that RDMA needs it.
+        stated = [o.evidence for o in ctx.snapshot.observations("memlock-raise-stated")]
         limit = runtime.memlock_bytes
         if limit is not None and 0 <= limit < MEMLOCK_FLOOR:
             evidence = runtime_evidence(ctx, "memlock", "locked")
-            if rdma:
+            if rdma or stated:
                 yield self.finding(
                     f"Locked memory is limited to {_shown(limit)}; RDMA needs it unlimited.",
-                    [*(evidence or runtime.evidence[:1]), *rdma[:1]],
+                    [*(evidence or runtime.evidence[:1]), *(rdma or stated)[:1]],
                 )
             elif ctx.snapshot.partial:
                 yield self.finding(
@@ -87,27 +90,46 @@ class RdmaCannotPinMemory(Rule):
     name = "rdma-cannot-pin-memory"
     family = "memlock"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "RDMA could not pin memory"
     doc = RuleDoc(
         what="Reads the out-of-memory errors of RDMA setup: libfabric's `(-12) Cannot allocate "
         "memory`, the EFA provider's `Failure to post internal receive buffers` or `Unknown error "
-        "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`.",
+        "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`. Where the launcher selected "
+        "only transports without RDMA (`--mca pml ob1 --mca btl sm,self`, `UCX_TLS=sm,self`), "
+        "the error comes from device discovery and is reported as info.",
         why="These come from a locked-memory limit too low for the buffers RDMA pins, almost "
         "never from real memory exhaustion; the job aborts at start.",
         example="`Libfabric error: (-12) Cannot allocate memory` with `ulimit -l` at 65536 "
         "(awslabs/awsome-distributed-ai#647).",
         fix="Raise RLIMIT_MEMLOCK to unlimited where the job runs (`docker run --ulimit "
         "memlock=-1:-1`, limits.conf, the systemd unit of the container runtime or Slurm).",
-        references=("https://github.com/awslabs/awsome-distributed-ai/issues/647",),
+        references=(
+            "https://github.com/awslabs/awsome-distributed-ai/issues/647",
+            # UCX made the memlock errors of device opening non-fatal: runs without IB met them.
+            "https://github.com/openucx/ucx/pull/8757",
+        ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         errors = ctx.snapshot.observations("rdma-enomem")
-        if errors:
-            limit = ctx.snapshot.runtime.memlock_bytes
-            shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+        if not errors:
+            return
+        limit = ctx.snapshot.runtime.memlock_bytes
+        shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+        unselected = ctx.snapshot.observations("rdma-unselected")
+        if unselected:
+            # The run chose transports without RDMA: the error comes from device discovery.
             yield self.finding(
-                f"RDMA setup failed with 'Cannot allocate memory' (-12){shown}: the locked-memory "
-                "limit is too low.",
-                [o.evidence for o in errors[:2]],
+                f"RDMA setup printed 'Cannot allocate memory'{shown}, but the run selected "
+                f"transports without RDMA ({unselected[0].value}): the message comes from "
+                "probing the RDMA devices; raise the limit only where RDMA is meant to be used.",
+                [errors[0].evidence, unselected[0].evidence],
+                severity=Severity.INFO,
             )
+            return
+        yield self.finding(
+            f"RDMA setup failed with 'Cannot allocate memory' (-12){shown}: the locked-memory "
+            "limit is too low.",
+            [o.evidence for o in errors[:2]],
+        )

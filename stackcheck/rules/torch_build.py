@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck import versions
@@ -95,23 +96,45 @@ class CpuOnlyTorch(Rule):
                 )
 
 
+# CUDA libraries whose soname carries the CUDA release they belong to (cuFFT, cuRAND, cuSOLVER,
+# cuSPARSE and NVTX number their own versions).
+_CUDA_RUNTIME = re.compile(
+    r"^lib(cudart|cublas|cublasLt|nvrtc|nvJitLink|cupti)\.so\.(\d{1,2}(?:\.\d{1,2})?)$"
+)
+
+
 class TorchCudaBaseMismatch(Rule):
     id = "SC203"
     name = "torch-cuda-base-mismatch"
     family = "driver-cuda"
-    severity = Severity.WARNING
-    title = "PyTorch built for another CUDA major than the base image"
+    severity = Severity.ERROR
+    lowest = Severity.INFO
+    title = "Built for another CUDA than the one provided"
     doc = RuleDoc(
         what="Compares the CUDA a PyTorch build targets (the `cuXXX` wheel index or local "
         "version a Dockerfile installs) with the CUDA of the image's base (nvidia/cuda, a DLC "
-        "or an NGC tag).",
+        "or an NGC tag) (a warning). Reads the messages of an extension build that found "
+        "another CUDA toolkit than PyTorch's (PyTorch's `The detected CUDA version (11.8) "
+        "mismatches the version that was used to compile PyTorch (12.1)`, DeepSpeed's "
+        "`Installed CUDA version 12.0 does not match the version torch was compiled with "
+        "11.8`), and a CUDA runtime library of one release that the loader does not find "
+        "(`libcudart.so.9.0: cannot open shared object file`, `version 'libcudart.so.9.0' not "
+        "found`) (errors; info where the report says the machine has no GPU).",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
-        "`The detected CUDA version mismatches the version that was used to compile PyTorch`.",
+        "`The detected CUDA version mismatches the version that was used to compile PyTorch`. "
+        "A program built for CUDA 9.0 needs libcudart.so.9.0 itself: a 9.2 runtime beside it "
+        "(or a symlink to it) does not serve it.",
         example="FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 with `pip install torch --index-url "
-        "https://download.pytorch.org/whl/cu118`.",
+        "https://download.pytorch.org/whl/cu118`; `nvcc` 11.8 building vLLM against torch "
+        "2.1.2+cu121 (OpenBMB/MiniCPM#44).",
         fix="Install the PyTorch wheel for the base image's CUDA (e.g. the cu124 index on a "
-        "CUDA 12.4 base), or start from a base image of the wheel's CUDA.",
+        "CUDA 12.4 base), or start from a base image of the wheel's CUDA; to build extensions, "
+        "put a toolkit of PyTorch's CUDA first (`CUDA_HOME`, `PATH`), or install the PyTorch "
+        "build of the toolkit's CUDA; for a missing runtime, install the CUDA runtime the "
+        "program was built for (conda `cudatoolkit=9.0`, the `nvidia-cuda-runtime-cu12` "
+        "wheel) or the program's build for the CUDA that is installed.",
+        references=("https://github.com/OpenBMB/MiniCPM/issues/44",),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -124,7 +147,56 @@ class TorchCudaBaseMismatch(Rule):
                         f"PyTorch {torch.version or ''} is built for CUDA {torch.cuda}, the base "
                         f"image for CUDA {base.cuda}.",
                         [*torch.evidence[:1], *base.evidence[:1]],
+                        severity=Severity.WARNING,
                     )
+        for seen in ctx.snapshot.observations("cuda-build-mismatch"):
+            toolkit, torch_cuda = (seen.value or " ").split(" ", 1)
+            # DeepSpeed with DS_SKIP_CUDA_CHECK=1 prints it as a [WARNING] and goes on.
+            allowed = "WARNING" in (seen.evidence.detail or "")
+            yield self.finding(
+                f"A CUDA extension was built with the CUDA {toolkit} toolkit against a PyTorch "
+                f"built for CUDA {torch_cuda}"
+                + (": allowed, but the build may fail." if allowed else ": the build stopped."),
+                [seen.evidence],
+                severity=Severity.WARNING if allowed else Severity.ERROR,
+            )
+        yield from self._runtime_missing(ctx)
+
+    def _runtime_missing(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A CUDA runtime library of one release that the loader does not find: the program was
+        built for that CUDA, and its runtime is not installed (another CUDA may be)."""
+        hint = ctx.snapshot.observations("cpu-intended")
+        for missing in ctx.snapshot.observations("library-missing"):
+            found = _CUDA_RUNTIME.match(missing.value or "")
+            if found is None:
+                continue
+            cuda = found.group(2)
+            others = sorted(
+                {
+                    str(i.version or i.cuda)
+                    for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+                    for i in ctx.installations(name)
+                    if (i.version or i.cuda) and not str(i.version or i.cuda).startswith(cuda)
+                }
+            )
+            # A GPU library's dlerror on a machine meant to run on the CPU is expected there;
+            # so is TensorFlow's dso_loader warning, which it prints on every machine without
+            # the runtime ("Ignore above cudart dlerror if you do not have a GPU"), unless the
+            # text shows a GPU.
+            detail = missing.evidence.detail or ""
+            optional = "Could not load dynamic library" in detail
+            quiet = (bool(hint) or optional) and not ctx.has_nvidia_gpu
+            yield self.finding(
+                f"A program built for CUDA {cuda} cannot find its runtime ({found.group(0)})"
+                + (f"; CUDA {', '.join(others)} is installed instead." if others else ".")
+                + (" Expected on a machine without a GPU." if quiet else ""),
+                [missing.evidence],
+                severity=Severity.INFO
+                if quiet
+                else Severity.ERROR
+                if "Error" in detail
+                else Severity.WARNING,
+            )
 
 
 class TorchMissingArch(Rule):

@@ -326,6 +326,12 @@ ObservationKind = Literal[
     "iommu-acs-stated",  # the report says ACS or the IOMMU was on, or turning it off fixed it
     "socket-fallback-stated",  # the report says NCCL fell back to sockets on EFA or InfiniBand
     "nvlink-down-stated",  # the report says an NVLink was down
+    "cpu-intended",  # the report says the machine has no GPU or the program should run on CPU
+    "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
+    "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
+    "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")
+    "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
+    "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
 ]
 
 

@@ -26,6 +26,7 @@ from stackcheck.ingest.facts import (
 )
 from stackcheck.ingest.formats.base import Format, wrapped_tail
 from stackcheck.ingest.formats.env_dump import env_facts
+from stackcheck.ingest.formats.gpu_list import MIG_INSTANCE, mig_instance
 from stackcheck.ingest.formats.python_packages import package_line, settle, torch_fact
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
@@ -79,11 +80,17 @@ class CollectEnv(Format):
         facts: list[Fact] = []
         torch: dict[str, tuple[Line, str]] = {}  # "version"/"cuda"/"rocm" -> (line, value)
         block: str | None = None  # the multi-line value being read
+        listed: int | None = None  # the GPU last listed: MIG instances follow it
         for line in lines:
             text = line.text
             gpu = _GPU.match(text)
             if gpu is not None and not text.lower().startswith(("gpu models", "gpu topology")):
                 facts.extend(self._gpus(line, gpu.group(1), gpu.group(2)))
+                listed = int(re.split(r"\D+", gpu.group(1).strip(","))[-1] or 0)
+                continue
+            if listed is not None and MIG_INSTANCE.match(text):
+                facts.append(mig_instance(line, listed))
+                listed = None  # one instance says it
                 continue
             if re.match(r"^\s*\[(?:pip3?|conda|uv)\]", text):
                 facts.extend(package_line(line))

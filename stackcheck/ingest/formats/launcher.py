@@ -1,12 +1,17 @@
 """Launcher command lines (``mpirun``, ``torchrun``, ``srun``, ``deepspeed``): the environment they
-pass to the ranks (``-x NAME=value``, ``--export=...``, leading ``NAME=value``)."""
+pass to the ranks (``-x NAME=value``, ``--export=...``, leading ``NAME=value``).
+
+Also whether the command selects only transports without RDMA: Open MPI's ``--mca pml ob1``
+with a ``--mca btl`` list of shared-memory and TCP components (self, sm, vader, smcuda, tcp), or
+UCX's ``UCX_TLS`` naming only shared-memory, CUDA-copy and TCP transports. RDMA errors such a
+run prints come from device discovery (UCX opens every HCA at start), not from its transfers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import Fact
+from stackcheck.ingest.facts import Fact, ObservationFact
 from stackcheck.ingest.formats.base import Format, continued, joined
 from stackcheck.ingest.formats.docker_run import tokens
 from stackcheck.ingest.formats.env_dump import env_facts
@@ -25,7 +30,42 @@ def _sentence(line: Line, anchor: re.Pattern[str]) -> bool:
     """Whether the launcher is named inside a sentence ("we run torchrun with ...") rather
     than starting a command line."""
     found = anchor.search(line.text)
-    return found is not None and not _COMMAND_PREFIX.match(line.text[: found.start() + 1])
+    if found is None:
+        return False
+    # The anchor's leading space or slash belongs to the prefix; a launcher at the line's
+    # start has none.
+    lead = found.group(0)[:1] if found.group(0)[:1] in (" ", "\t", "/") else ""
+    return not _COMMAND_PREFIX.match(line.text[: found.start()] + lead)
+
+
+# Open MPI BTL components and UCX transports that move data without RDMA (Open MPI 4-5
+# `ompi_info`, UCX 1.x `ucx_info -d` transport names).
+_BTL_LOCAL = frozenset({"self", "sm", "vader", "smcuda", "tcp"})
+_UCX_LOCAL = frozenset(
+    {"self", "sm", "shm", "posix", "sysv", "xpmem", "cma", "knem", "tcp", "cuda"}
+    | {"cuda_copy", "cuda_ipc", "gdr_copy", "rocm", "rocm_copy", "rocm_ipc"}
+)
+
+
+def _rdma_unselected(line: Line, words: Sequence[str]) -> list[Fact]:
+    """Whether the command's transport selection leaves RDMA out (see the module's text)."""
+    mca: dict[str, str] = {}
+    ucx: str | None = None
+    for index, word in enumerate(words[:-1]):
+        if word in ("--mca", "-mca", "--gmca", "-gmca") and index + 2 < len(words):
+            mca[words[index + 1]] = words[index + 2]
+        passed = _ASSIGNMENT.match(words[index + 1]) if word in ("-x", "--env") else None
+        if passed is not None and passed.group(1) == "UCX_TLS":
+            ucx = passed.group(2)
+    for word in words:
+        if word.startswith("UCX_TLS="):
+            ucx = word[len("UCX_TLS=") :]
+    btl = set(mca.get("btl", "").split(","))
+    if mca.get("pml") == "ob1" and btl <= _BTL_LOCAL and btl != {""}:
+        return [ObservationFact(line, "rdma-unselected", f"--mca pml ob1 --mca btl {mca['btl']}")]
+    if ucx and not ucx.startswith("^") and set(ucx.split(",")) <= _UCX_LOCAL:
+        return [ObservationFact(line, "rdma-unselected", f"UCX_TLS={ucx}")]
+    return []
 
 
 class Launcher(Format):
@@ -49,7 +89,7 @@ class Launcher(Format):
             # A sentence that names a launcher states its settings as any sentence does.
             return [fact for line in lines for fact in settings(line)]
         words = tokens(joined(lines))
-        facts: list[Fact] = []
+        facts: list[Fact] = _rdma_unselected(lines[0], words)
         leading = True
         for index, word in enumerate(words):
             assignment = _ASSIGNMENT.match(word)

@@ -19,7 +19,22 @@ during `docker build`, so what a build step saw says nothing about the running c
 
 A sentence that says the machines have InfiniBand or RoCE ("the cluster now has RoCE enabled",
 "nodes connected by InfiniBand") is read as that, unless it denies, doubts or asks it ("no
-InfiniBand", "if you have RoCE", "... disables RoCE", a question)."""
+InfiniBand", "if you have RoCE", "... disables RoCE", a question).
+
+A sentence that says the machine has no GPU or that the program should run on the CPU ("I
+don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
+MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
+fault of the stack (unless the text also shows a GPU, a driver or a container).
+
+A sentence that names a GPU request (`--gpus`, `nvidia.com/gpu`, GPU limits) as what was
+missing or as the fix ("you need to set the gpu limits", "solved it by adding --gpus all") is
+read as the report's cause: the container got no GPU.
+
+A sentence that says the locked-memory limit has to be raised ("let me ask them to bump the
+locked one") is read as the report's cause, beside a limit it states.
+
+A sentence that says the GPUs are in MIG mode ("MIG is enabled on one of the GPUs", "the
+configuration for MIG is following") is read as that, unless it denies, doubts or asks it."""
 
 from __future__ import annotations
 
@@ -113,6 +128,21 @@ _GDR_OFF = re.compile(
 )
 
 
+_CPU = re.compile(
+    r"\b(?:do|does|did)(?:n't|\snot)\shave\s(?:an?\s|any\s)?(?:nvidia\s|cuda\s)?"
+    r"(?:gpus?|graphics\scards?)\b|"
+    r"\bno\s(?:nvidia\s|cuda\s)?(?:gpus?|graphics\scards?)\s(?:on|in)\s(?:my|this|the|our)\s"
+    r"(?:machine|laptop|computer|pc|server|host|system)\b|"
+    r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
+    r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
+    r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    r"\bbetween\s(?:the\s)?gpu\sand\s(?:the\s)?cpu\b|"
+    r"\bfall(?:s|ing)?\s?back\s(?:to|on)\s(?:the\s)?cpu\b|"
+    r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
+    re.IGNORECASE,
+)
+
+
 # NCCL on sockets where EFA or InfiniBand is meant, stated as what happened ("NCCL silently
 # falls back to its socket transport on EFA-enabled AWS hosts"); not a condition ("if you still
 # see NET/Socket") or a question.
@@ -126,7 +156,7 @@ _SOCKETS_STATED = re.compile(
 def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
-        if found is not None and "?" not in sentence and not re.search(r"\bif\b", sentence, re.I):
+        if found is not None and _asserted(sentence):
             return [ObservationFact(line, "socket-fallback-stated", found.group(1))]
     return []
 
@@ -136,6 +166,45 @@ _NVLINK_DOWN = re.compile(
     r"\b(?:one|an?|some|two|three|\d{1,2})\s(?:of\s(?:the\s|its\s)?)?NVLinks?\s"
     r"(?:is|was|are|were|went|goes)\s(?:\w{1,12}\s)?down\b|"
     r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?down\b",
+    re.IGNORECASE,
+)
+
+
+# MIG named as the GPUs' state: "MIG is enabled on ...", "in MIG mode", "the configuration for
+# MIG", "MIG instances"; upper case only (the word, not a substring).
+_MIG = re.compile(
+    r"\bMIG(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
+    r"enabled|configured|activated)\b|"
+    r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
+    r"\bMIG[-\s](?:enabled|partitioned)\b|\bMIG\s(?:instances?|slices?|partitions?)\b"
+)
+
+
+def mig_stated(line: Line) -> list[Fact]:
+    """MIG, where a sentence of the line says the GPUs are in MIG mode."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _MIG.search(sentence)
+        if found is not None and not _DOUBT.search(sentence):
+            return [ObservationFact(line, "mig-stated", found.group(0))]
+    return []
+
+
+def _asserted(sentence: str) -> bool:
+    """Whether a sentence states something rather than asking it or making it a condition."""
+    return "?" not in sentence and not re.search(r"\bif\b", sentence, re.IGNORECASE)
+
+
+# A GPU request named as what was missing, or as the fix: "need to set the gpu limits", "forgot
+# --gpus all", "solved it by adding nvidia.com/gpu", "without the --gpus flag".
+_GPU_REQUEST = re.compile(
+    r"\b(?:need(?:s|ed)?\sto|ha(?:d|ve|s)\sto|forg[oe]t(?:ten)?(?:\sto)?)\s(?:also\s)?"
+    r"(?:set|add|specify|pass|request|claim|use)\b|"
+    r"\b(?:fixed|solved|resolved)\s(?:it\s|this\s)?(?:by|after)\s(?:add|sett|specify|pass)\w{0,4}\b|"
+    r"\bafter\s(?:add|sett|specify|pass|enabl)\w{0,4}\b|\b(?:without|missing|lacks?)\s",
+    re.IGNORECASE,
+)
+_GPU_REQUESTED = re.compile(
+    r"(?:--gpus\b|nvidia\.com/gpu\b|\bgpu\s(?:limits?|requests?)\b|--runtime[=\s]nvidia\b)",
     re.IGNORECASE,
 )
 
@@ -160,6 +229,47 @@ def hardware_path_stated(line: Line) -> list[Fact]:
         ):
             facts.append(ObservationFact(line, "nvlink-down-stated", down.group(0)))
     return facts
+
+
+# Raising the locked-memory limit named as what is needed: "ask them to bump the locked one",
+# "increase max locked memory". Tools' own hints ("UCX ERROR ... Please set max locked memory")
+# are the message, not the reporter's word.
+_TOOL_HINT = re.compile(r"\b(?:ERROR|WARN(?:ING)?|Please)\b")
+_MEMLOCK_RAISE = re.compile(
+    r"\b(?:bump|rais|increas|lift)\w{0,3}\b.{0,40}?"
+    r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b",
+    re.IGNORECASE,
+)
+
+
+def memlock_raise_stated(line: Line) -> list[Fact]:
+    """That the locked-memory limit has to be raised, where a sentence says so (not a question
+    or a condition)."""
+    for sentence in _SENTENCE.split(line.text):
+        found = _MEMLOCK_RAISE.search(sentence)
+        if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
+            return [ObservationFact(line, "memlock-raise-stated", found.group(0))]
+    return []
+
+
+def gpu_request_stated(line: Line) -> list[Fact]:
+    """That the container lacked a GPU request, where a sentence names adding one as the need
+    or the fix (not as a question or a condition)."""
+    for sentence in _SENTENCE.split(line.text):
+        need = _GPU_REQUEST.search(sentence)
+        if need is None or not _asserted(sentence):
+            continue
+        request = _GPU_REQUESTED.search(sentence, need.end())
+        if request is not None and request.start() - need.end() <= 40:
+            said = sentence[need.start() : request.end()]
+            return [ObservationFact(line, "gpu-request-stated", said)]
+    return []
+
+
+def cpu_stated(line: Line) -> list[Fact]:
+    """That the reporter's machine has no GPU or the program is meant to run on the CPU."""
+    found = _CPU.search(line.text)
+    return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
 
 def container_stated(line: Line) -> list[Fact]:
@@ -264,6 +374,10 @@ class Prose(Format):
                 *fabric_stated(line),
                 *hardware_path_stated(line),
                 *sockets_stated(line),
+                *cpu_stated(line),
+                *mig_stated(line),
+                *gpu_request_stated(line),
+                *memlock_raise_stated(line),
             )
         ]
 

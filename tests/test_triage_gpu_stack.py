@@ -1,0 +1,289 @@
+"""Triage readings of the GPU stack's own area (CUDA and driver, PyTorch, containers, GPU modes,
+memlock), each on the real text of a corpus report (tests/data/reports, source cited there) and
+on the other shapes the same kind of text takes, independent of the corpus's expectations."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report, signatures
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
+    return {k: v for k, v in findings(matrix, text).items() if v is not Severity.INFO}
+
+
+def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: Matrix) -> None:
+    """338: PyTorch's "Found no NVIDIA driver" from someone asking for a CPU fallback."""
+    assert findings(matrix, body("338")) == {"SC532": Severity.INFO}
+    message = body("338").split('", I think')[0]
+    assert findings(matrix, message) == {"SC532": Severity.ERROR}
+    for said in (
+        "I don't have an NVIDIA GPU on this laptop.",
+        "It should fall back to CPU.",
+        "There is no GPU on my machine.",
+        "I run it on my MacBook.",
+    ):
+        assert findings(matrix, f"{message}\n{said}") == {"SC532": Severity.INFO}, said
+    # A container, or a GPU the text shows, keeps it an error whatever the prose says.
+    inside = f"{message}\nIt runs inside the docker container; it should fall back to CPU."
+    assert loud(matrix, inside).get("SC532") is Severity.ERROR
+    with_gpu = f"{message}\nDriver Version: 535.104.05\nIt should fall back to CPU."
+    assert loud(matrix, with_gpu).get("SC532") is Severity.ERROR
+
+
+def test_ucx_memlock_error_on_a_run_without_rdma_is_advice(matrix: Matrix) -> None:
+    """386: UCX prints its memlock hint while probing mlx5_0 on a run whose `mpirun` selected
+    `--mca pml ob1 --mca btl sm,self`; the same line without that command is an error."""
+    assert loud(matrix, body("386")) == {}
+    assert findings(matrix, body("386"))["SC512"] is Severity.INFO
+    ucx = next(line for line in body("386").splitlines() if "UCX  ERROR" in line)
+    assert findings(matrix, ucx)["SC512"] is Severity.ERROR
+    for command in (
+        "mpirun -np 4 -x UCX_TLS=sm,self ./a.out",
+        "UCX_TLS=tcp,cuda_copy mpirun -np 2 ./a.out",
+        "/usr/bin/mpirun --mca pml ob1 --mca btl vader,self,tcp -np 2 ./a.out",
+    ):
+        assert findings(matrix, f"{command}\n{ucx}")["SC512"] is Severity.INFO, command
+    for command in (
+        "mpirun -np 4 --mca btl sm,self ./a.out",  # pml left to choose: UCX may take it
+        "mpirun -np 4 --mca pml ob1 --mca btl openib,self ./a.out",
+        "mpirun -np 4 -x UCX_TLS=rc,sm,self ./a.out",
+        "mpirun -np 4 -x UCX_TLS=^sm ./a.out",
+    ):
+        assert findings(matrix, f"{command}\n{ucx}")["SC512"] is Severity.ERROR, command
+
+
+def test_a_launcher_at_the_start_of_its_line_is_a_command(matrix: Matrix) -> None:
+    """A line that starts with `mpirun` is a command, not a sentence naming one: its `-x`
+    settings are read as such (before, only NAME=value shapes of a sentence were)."""
+    command = "mpirun -np 2 -x NCCL_DEBUG INFO -x NCCL_P2P_DISABLE=1 ./a"
+    snapshot = read_report(command, "p").snapshot
+    assert snapshot.env["NCCL_P2P_DISABLE"].value == "1"
+    said = read_report("We launch it with mpirun and it hangs.", "p").snapshot
+    assert not said.observations("rdma-unselected")
+
+
+# `nvidia-smi`'s MIG devices table, from https://github.com/XuehaiPan/nvitop/pull/8 (lounicotra's
+# comment; read 2026-12-03): GPU 1 has instances.
+MIG_DEVICES = """\
++-----------------------------------------------------------------------------+
+| MIG devices:                                                                |
++------------------+----------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |
+|      ID  ID  Dev |           BAR1-Usage | SM     Unc| CE  ENC  DEC  OFA  JPG|
+|                  |                      |        ECC|                       |
+|==================+======================+===========+=======================|
+|  1    3   0   0  |  14366MiB / 19968MiB | 28      0 |  2   0    1    0    0 |
+|                  |      4MiB / 32767MiB |           |                       |
++------------------+----------------------+-----------+-----------------------+"""
+
+# `nvidia-smi -L` with a MIG instance, from https://github.com/NVIDIA/go-dcgm/issues/30
+# (starry91's description; read 2026-12-03).
+MIG_LIST = """\
+$ nvidia-smi -L
+GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-41255406-c9af-f94b-4ebf-9d57ad1853da)
+  MIG 2g.20gb     Device  0: (UUID: MIG-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e)"""
+
+
+def mig_gpus(text: str) -> dict[int | str | None, bool | None]:
+    hardware = read_report(text, "pasted").snapshot.hardware
+    return {g.bus_id or g.index: g.mig_mode for g in hardware.gpus}
+
+
+def test_mig_mode_in_each_output_of_nvidia_smi(matrix: Matrix) -> None:
+    """373: the `MIG M.` column of nvidia-smi's table (R550 layout); the `MIG devices:` table;
+    `nvidia-smi -L` listing instances under a GPU; 007: collect_env's GPU list does the same."""
+    assert mig_gpus(body("373")) == {"0000:31:00.0": True}
+    assert findings(matrix, body("373"))["SC1121"] is Severity.WARNING
+    assert mig_gpus(MIG_DEVICES) == {1: True}
+    assert mig_gpus(MIG_LIST) == {0: True}
+    assert mig_gpus(body("007")) == {0: True}
+    assert findings(matrix, MIG_LIST)["SC1121"] is Severity.WARNING
+    # A table whose MIG M. cell says Disabled is a GPU in MIG's reach, not in MIG mode.
+    disabled = body("373").replace("Enabled", "Disabled")
+    assert mig_gpus(disabled) == {"0000:31:00.0": False}
+    assert "SC1121" not in findings(matrix, disabled)
+
+
+def test_mig_switched_by_nvidia_smi_last_line_wins(matrix: Matrix) -> None:
+    """388: `nvidia-smi -i 0 -mig 0` then `-mig 1` on the same GPU: it ends in MIG mode."""
+    assert mig_gpus(body("388")) == {"0000:06:00.0": True}
+    off = "Enabled MIG Mode for GPU 00000000:06:00.0\nDisabled MIG Mode for GPU 00000000:06:00.0"
+    assert mig_gpus(off) == {"0000:06:00.0": False}
+    assert findings(matrix, off) == {}
+
+
+def test_a_sentence_that_says_mig_is_on(matrix: Matrix) -> None:
+    """372: "the configuration for MIG is following" (the tables were screenshots)."""
+    assert findings(matrix, body("372")) == {"SC1121": Severity.WARNING}
+    for denied in (
+        "MIG is disabled on all GPUs.",
+        "We do not use MIG mode on these nodes.",
+        "Is MIG enabled on this node?",
+        "We plan to evaluate MIG on H100 later.",  # MIG named, not said to be on
+    ):
+        assert findings(matrix, denied) == {}, denied
+
+
+def example(signature_id: str) -> str:
+    return next(s.example for s in signatures.catalogue() if s.id == signature_id)
+
+
+def test_an_extension_built_with_another_cuda_than_pytorch(matrix: Matrix) -> None:
+    """346: PyTorch's message wrapped over two lines of a pip log; DeepSpeed's op builder says
+    the same in its words, and as a [WARNING] where DS_SKIP_CUDA_CHECK=1 lets it go on."""
+    assert findings(matrix, body("346")) == {"SC203": Severity.ERROR}
+    deepspeed = example("deepspeed-cuda-mismatch")
+    assert findings(matrix, deepspeed) == {"SC203": Severity.ERROR}
+    skipped = (
+        "[WARNING]  DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version "
+        "torch was compiled with 11.8.Detected `DS_SKIP_CUDA_CHECK=1`: Allowing this combination"
+    )  # https://github.com/deepspeedai/DeepSpeed/pull/3436 (FarzanT's comment)
+    assert findings(matrix, skipped) == {"SC203": Severity.WARNING}
+    # PyTorch's own warning for a minor difference is not the error.
+    minor = (
+        "UserWarning: The detected CUDA version (12.2) has a minor version mismatch with the "
+        "version that was used to compile PyTorch (12.1). Most likely this shouldn't be a problem."
+    )
+    assert findings(matrix, minor) == {}
+
+
+def test_a_cuda_runtime_of_one_release_not_found(matrix: Matrix) -> None:
+    """336: libcudart.so.9.0 missing, then a 9.2 runtime symlinked in its place."""
+    assert findings(matrix, body("336")) == {"SC203": Severity.ERROR}
+    symlinked = example("symbol-version-cuda-runtime")
+    assert findings(matrix, symlinked) == {"SC203": Severity.ERROR}
+    # A library that numbers its own versions (cuFFT 10 ships with CUDA 11) says nothing of
+    # the CUDA release; an unversioned name neither.
+    for other in ("libcufft.so.10", "libcudart.so"):
+        text = f"ImportError: {other}: cannot open shared object file: No such file or directory"
+        assert "SC203" not in findings(matrix, text), other
+    on_cpu = f"{body('336').splitlines()[0]}\nI don't have an NVIDIA GPU on this laptop."
+    assert findings(matrix, on_cpu) == {"SC203": Severity.INFO}
+
+
+def test_a_message_a_terminal_cut_at_a_fixed_width(matrix: Matrix) -> None:
+    """367: docker's error, cut every 136 columns mid-word ("unsatisfied condi" / "tion: cuda
+    >= 9.0"), joins without a space; a wrapped sentence keeps its space."""
+    assert findings(matrix, body("367")) == {"SC101": Severity.ERROR}
+    cut = "x" * 70 + " nvidia-container-cli: requirement error: unsatisfied condi"
+    tail = "tion: cuda >= 9.0 please update your driver"
+    same = f"{cut}\n{tail.ljust(len(cut), '.')}"
+    assert findings(matrix, same) == {"SC101": Severity.ERROR}
+    # Lines of different widths are a paragraph: joined with a space, the word stays cut.
+    assert findings(matrix, f"{cut}\n{tail}") == {}
+
+
+def test_a_gpu_the_driver_says_needs_a_reset(matrix: Matrix) -> None:
+    """362: NVRM's NV_ERR_RESET_REQUIRED after a failed GSP allocation; the GSP RPC timeout
+    (Xid 119) and Xid 154's recovery line say the same, once whether or not an Xid line has it."""
+    assert findings(matrix, body("362")) == {"SC1117": Severity.ERROR}
+    assert findings(matrix, example("nvrm-gsp-rpc-timeout")) == {"SC1117": Severity.ERROR}
+    xid_line = (
+        "NVRM: Xid (PCI:0000:01:00): 119, pid=1234, name=python, Timeout after 6s of waiting "
+        "for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL)."
+    )
+    report = check(read_report(xid_line, "pasted").snapshot, matrix)
+    assert [f.message.split(",")[0] for f in report.findings] == ["GPU 0000:01:00.0: Xid 119"]
+    # An Xid the table does not name stays silent; 154 is named.
+    recovery = "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1"
+    assert findings(matrix, recovery) == {"SC1117": Severity.ERROR}
+
+
+# The device plugin's own example pod, from NVIDIA/k8s-device-plugin@00f2a02c68f1e72951de0357e292c
+# 118f47f4b49:README.md ("Running GPU Jobs"; Apache-2.0).
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-pod
+spec:
+  restartPolicy: Never
+  containers:
+    - name: cuda-container
+      image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0
+      resources:
+        limits:
+          nvidia.com/gpu: 1 # requesting 1 GPU
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule"""
+
+
+def test_a_pod_that_runs_a_gpu_image_without_a_gpu_limit(matrix: Matrix) -> None:
+    assert "SC531" not in findings(matrix, POD)
+    bare = "\n".join(
+        line for line in POD.splitlines() if "limits" not in line and "1 GPU" not in line
+    )
+    assert findings(matrix, bare)["SC531"] is Severity.WARNING
+    saw_none = f"{bare}\nRuntimeError: No CUDA GPUs are available"
+    assert findings(matrix, saw_none)["SC531"] is Severity.ERROR
+    # A pod's other container, of no GPU image, needs none even where the report shows GPUs.
+    sidecar = bare.replace("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0", "nginx:1.25")
+    assert "SC531" not in findings(matrix, f"{sidecar}\nDriver Version: 535.104.05")
+
+
+def test_a_sentence_that_names_the_missing_gpu_request(matrix: Matrix) -> None:
+    """376: "you will also need to set the gpu limits in the resources" (the spec pasted is the
+    fixed one). Other shapes of the same statement read alike; a question or a condition not."""
+    assert findings(matrix, body("376")) == {"SC531": Severity.WARNING}
+    for said in (
+        "Solved it by adding --gpus all, now nvidia-smi works.",
+        "I forgot to pass --gpus all.",
+        "The pod was started without the nvidia.com/gpu limit.",
+    ):
+        assert findings(matrix, said) == {"SC531": Severity.WARNING}, said
+    for said in (
+        "Do I need to set --gpus all?",
+        "If you run without --gpus all, no GPU is visible.",
+        "We run it with --gpus all on every node.",
+    ):
+        assert findings(matrix, said) == {}, said
+
+
+def test_a_sentence_that_says_the_locked_memory_limit_must_be_raised(matrix: Matrix) -> None:
+    """029: `ulimit -a` with 64 KiB and "let me ask them to bump the locked one"; without the
+    sentence the limit is advice, and a tool's own hint (UCX's "Please set max locked memory")
+    is not the reporter's word (386)."""
+    assert findings(matrix, body("029")) == {"SC511": Severity.WARNING}
+    limit_only = body("029").split("I am not admin")[0]
+    assert findings(matrix, limit_only) == {"SC511": Severity.INFO}
+    for said in ("We need to increase max locked memory on the nodes.", "Raised memlock, fixed."):
+        assert findings(matrix, f"{limit_only}\n{said}") == {"SC511": Severity.WARNING}, said
+    assert findings(matrix, f"{limit_only}\nShould I increase memlock?") == {"SC511": Severity.INFO}
+
+
+def test_more_messages_of_a_gpu_the_process_cannot_use(matrix: Matrix) -> None:
+    """Each catalogue example read by the rule of its family: an old-CUDA kernel without code
+    for the GPU (gpu-arch), the container toolkit on a host whose driver is not loaded and
+    nvidia-smi with no device (gpu-visibility)."""
+    assert findings(matrix, example("cuda-98-invalid-device-function")) == {"SC202": Severity.ERROR}
+    assert findings(matrix, example("container-cli-driver-not-loaded")) == {"SC532": Severity.ERROR}
+    assert findings(matrix, example("nvidia-smi-no-devices")) == {"SC532": Severity.ERROR}
+    assert findings(matrix, "ibv_devinfo: No devices were found (no IB devices)") == {}
+
+
+def test_tensorflow_looking_for_cudart_on_a_machine_without_gpu_is_advice(matrix: Matrix) -> None:
+    """TensorFlow's dso_loader warning and its own hint, as it prints them on any machine
+    without the CUDA runtime (https://github.com/jax-ml/jax/issues/3746, yuping3252's comment);
+    with a GPU shown it is the fault. Its `dlerror:` is the loader's word, not NCCL's net plugin
+    failing (it once read as SC413)."""
+    lines = (
+        "2021-04-09 19:52:41.024315: W "
+        "tensorflow/stream_executor/platform/default/dso_loader.cc:60]"
+        " Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot "
+        "open shared object file: No such file or directory\n"
+        "2021-04-09 19:52:41.024341: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore "
+        "above cudart dlerror if you do not have a GPU set up on your machine."
+    )
+    assert findings(matrix, lines) == {"SC203": Severity.INFO}
+    assert findings(matrix, f"{lines}\nDriver Version: 455.32.00")["SC203"] is Severity.WARNING
