@@ -287,3 +287,30 @@ def test_tensorflow_looking_for_cudart_on_a_machine_without_gpu_is_advice(matrix
     )
     assert findings(matrix, lines) == {"SC203": Severity.INFO}
     assert findings(matrix, f"{lines}\nDriver Version: 455.32.00")["SC203"] is Severity.WARNING
+
+
+def test_inductor_probing_the_cuda_arch_on_a_cpu_build_is_not_a_fault(matrix: Matrix) -> None:
+    """432: Inductor's get_cuda_arch() catches "Torch not compiled with CUDA enabled" and logs
+    it on any CPU-only machine (torch/_inductor/codegen/cuda/cuda_env.py, both its log forms);
+    the same words raised by a program that asked for a GPU stay SC201's error."""
+    assert loud(matrix, body("432")) == {}
+    for logged in (
+        "Error getting cuda arch: Torch not compiled with CUDA enabled",
+        "ERROR:root:Error getting cuda arch: e=AssertionError('Torch not compiled with CUDA "
+        "enabled')",
+        "Error getting cuda version: Torch not compiled with CUDA enabled",
+    ):
+        assert "SC201" not in findings(matrix, logged), logged
+    raised = "AssertionError: Torch not compiled with CUDA enabled"
+    assert findings(matrix, raised)["SC201"] is Severity.ERROR
+
+
+def test_nvidia_docker_1_refusing_an_image_newer_than_the_driver(matrix: Matrix) -> None:
+    """447: nvidia-docker 1's own check of the image's CUDA against the driver's, with or
+    without its log prefix; it is the same fault as the toolkit's `unsatisfied condition`."""
+    line = "Error: unsupported CUDA version: driver 7.5 < image 8.0"
+    assert findings(matrix, line) == {"SC101": Severity.ERROR}
+    assert findings(matrix, f"nvidia-docker | 2017/01/05 09:12:44 {line}") == {
+        "SC101": Severity.ERROR
+    }
+    assert loud(matrix, body("447")) == {"SC101": Severity.ERROR}
