@@ -314,3 +314,20 @@ def test_nvidia_docker_1_refusing_an_image_newer_than_the_driver(matrix: Matrix)
         "SC101": Severity.ERROR
     }
     assert loud(matrix, body("447")) == {"SC101": Severity.ERROR}
+
+
+def test_apex_building_against_a_pytorch_of_another_cuda(matrix: Matrix) -> None:
+    """448: apex's setup.py check, in its forms (an old Warning joined with the nvcc output on one
+    line, the later RuntimeError); the toolkit's release comes from the nvcc output when shown."""
+    assert findings(matrix, body("448")) == {"SC203": Severity.ERROR}
+    message = (
+        "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not "
+        "match the version used to compile Pytorch binaries.  Pytorch binaries were compiled "
+        "with Cuda 11.8."
+    )
+    assert findings(matrix, message) == {"SC203": Severity.ERROR}
+    report = check(read_report(message, "pasted").snapshot, matrix)
+    assert "a toolkit of another CUDA" in report.findings[0].message
+    nvcc = "Cuda compilation tools, release 12.1, V12.1.105\nBuild cuda_12.1.r12.1/compiler.32688072_0"
+    report = check(read_report(f"{nvcc}\n{message}", "pasted").snapshot, matrix)
+    assert "CUDA 12.1.105 toolkit" in report.findings[0].message

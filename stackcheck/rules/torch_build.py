@@ -96,6 +96,8 @@ class CpuOnlyTorch(Rule):
                 )
 
 
+_NVCC_RELEASE = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2})")
+
 # CUDA libraries whose soname carries the CUDA release they belong to (cuFFT, cuRAND, cuSOLVER,
 # cuSPARSE and NVTX number their own versions).
 _CUDA_RUNTIME = re.compile(
@@ -151,16 +153,30 @@ class TorchCudaBaseMismatch(Rule):
                     )
         for seen in ctx.snapshot.observations("cuda-build-mismatch"):
             toolkit, torch_cuda = (seen.value or " ").split(" ", 1)
+            if toolkit == "?":
+                # apex names only PyTorch's CUDA; the toolkit is the nvcc it printed before.
+                nvcc = _NVCC_RELEASE.search(seen.evidence.detail or "")
+                toolkit = nvcc.group(1) if nvcc else self._other_toolkit(ctx, torch_cuda) or ""
+            built = f"the CUDA {toolkit} toolkit" if toolkit else "a toolkit of another CUDA"
             # DeepSpeed with DS_SKIP_CUDA_CHECK=1 prints it as a [WARNING] and goes on.
             allowed = "WARNING" in (seen.evidence.detail or "")
             yield self.finding(
-                f"A CUDA extension was built with the CUDA {toolkit} toolkit against a PyTorch "
+                f"A CUDA extension was built with {built} against a PyTorch "
                 f"built for CUDA {torch_cuda}"
                 + (": allowed, but the build may fail." if allowed else ": the build stopped."),
                 [seen.evidence],
                 severity=Severity.WARNING if allowed else Severity.ERROR,
             )
         yield from self._runtime_missing(ctx)
+
+    @staticmethod
+    def _other_toolkit(ctx: CheckContext, torch_cuda: str) -> str | None:
+        """The release of a CUDA toolkit the text shows (nvcc -V) that is not PyTorch's."""
+        for toolkit in ctx.installations(ComponentName.CUDA_TOOLKIT):
+            release = str(toolkit.version or toolkit.cuda or "")
+            if release and not versions.same_release(release, torch_cuda, 2):
+                return release
+        return None
 
     def _runtime_missing(self, ctx: CheckContext) -> Iterable[Finding]:
         """A CUDA runtime library of one release that the loader does not find: the program was
