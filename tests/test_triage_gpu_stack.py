@@ -331,3 +331,17 @@ def test_apex_building_against_a_pytorch_of_another_cuda(matrix: Matrix) -> None
     nvcc = "Cuda compilation tools, release 12.1, V12.1.105\nBuild cuda_12.1.r12.1/compiler.32688072_0"
     report = check(read_report(f"{nvcc}\n{message}", "pasted").snapshot, matrix)
     assert "CUDA 12.1.105 toolkit" in report.findings[0].message
+
+
+def test_the_device_plugin_finding_no_nvml_in_its_three_wordings(matrix: Matrix) -> None:
+    """468: the k8s device plugin's warning when go-nvlib finds no NVML (a node without the
+    driver or without the toolkit as its runtime, e.g. Docker Desktop), as its releases word it."""
+    assert loud(matrix, body("468")) == {"SC532": Severity.ERROR}
+    for said in (
+        "No valid resources detected, creating a null CDI handler",
+        "I1126 04:34:05.352152       1 factory.go:48] No valid resources detected; using empty "
+        "manager.",
+        "2023/06/01 10:00:00 No valid resources detected; using an empty CDI handler",
+    ):
+        assert findings(matrix, said) == {"SC532": Severity.ERROR}, said
+    assert findings(matrix, "No valid resources detected in the request body") == {}
