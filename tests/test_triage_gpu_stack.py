@@ -345,3 +345,25 @@ def test_the_device_plugin_finding_no_nvml_in_its_three_wordings(matrix: Matrix)
     ):
         assert findings(matrix, said) == {"SC532": Severity.ERROR}, said
     assert findings(matrix, "No valid resources detected in the request body") == {}
+
+
+def test_a_gpu_the_reporter_says_they_use_meets_the_build_arch_list(matrix: Matrix) -> None:
+    """430: PyTorch's arch list with the GPU named only in a sentence; the card's series fixes
+    its capability (sm_86 for RTX A-series and GeForce 30, sm_120 for GeForce 50). A name in an
+    nvidia-smi row or device list is left to those formats, and merges with the one said."""
+    assert loud(matrix, body("430")) == {"SC202": Severity.ERROR}
+    archs = "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75"
+    for said in (
+        "I use the RTX3090 at home.",
+        "We run it on an NVIDIA GeForce RTX 5070 Ti.",
+        "When trying to use a Nvidia RTX A6000 we get this error message:",
+    ):
+        assert findings(matrix, f"{said}\n{archs}").get("SC202") is Severity.ERROR, said
+    # sm_80 code runs on an sm_86 card; nothing of it on an sm_120 one.
+    with_80 = f"{archs} sm_80"
+    assert "SC202" not in findings(matrix, f"I use the RTX3090 at home.\n{with_80}")
+    assert findings(matrix, f"on the RTX 5090\n{with_80}")["SC202"] is Severity.ERROR
+    assert "SC202" not in findings(matrix, f"The RTX 3090 review is out.\n{archs}")
+    smi = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d2a1c7e-0000-0000-0000-000000000000)"
+    report = check(read_report(f"{smi}\nI use the RTX 3090.\n", "pasted").snapshot, matrix)
+    assert len(report.snapshot.gpus.devices) == 1
