@@ -367,3 +367,15 @@ def test_a_gpu_the_reporter_says_they_use_meets_the_build_arch_list(matrix: Matr
     smi = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d2a1c7e-0000-0000-0000-000000000000)"
     report = check(read_report(f"{smi}\nI use the RTX 3090.\n", "pasted").snapshot, matrix)
     assert len(report.snapshot.gpus.devices) == 1
+
+
+def test_a_sentence_that_says_the_dataloader_needs_more_shared_memory(matrix: Matrix) -> None:
+    """481: the reporter restates the DataLoader's hint for a Kubernetes pod whose /dev/shm is
+    the runtime's default; a question about it is not a statement."""
+    assert loud(matrix, body("481")) == {"SC501": Severity.WARNING}
+    for said in (
+        "The DataLoader workers need more shared memory than the pod gives.",
+        "torch DataLoader needs a larger /dev/shm",
+    ):
+        assert findings(matrix, said) == {"SC501": Severity.WARNING}, said
+    assert findings(matrix, "Does the DataLoader need more shared memory here?") == {}
