@@ -328,7 +328,9 @@ def test_apex_building_against_a_pytorch_of_another_cuda(matrix: Matrix) -> None
     assert findings(matrix, message) == {"SC203": Severity.ERROR}
     report = check(read_report(message, "pasted").snapshot, matrix)
     assert "a toolkit of another CUDA" in report.findings[0].message
-    nvcc = "Cuda compilation tools, release 12.1, V12.1.105\nBuild cuda_12.1.r12.1/compiler.32688072_0"
+    nvcc = (
+        "Cuda compilation tools, release 12.1, V12.1.105\nBuild cuda_12.1.r12.1/compiler.32688072_0"
+    )
     report = check(read_report(f"{nvcc}\n{message}", "pasted").snapshot, matrix)
     assert "CUDA 12.1.105 toolkit" in report.findings[0].message
 

@@ -24,7 +24,8 @@ class CpuOnlyTorch(Rule):
         what="Finds PyTorch builds without CUDA (`+cpu`, `torch.version.cuda` None, no "
         "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver, or in an image "
         "built for GPUs (a CUDA base image, NVIDIA_REQUIRE_CUDA or CUDA_VERSION in its config); "
-        "and reads PyTorch's `Torch not compiled with CUDA enabled`.",
+        "and reads PyTorch's `Torch not compiled with CUDA enabled` (not where Inductor's "
+        "`Error getting cuda arch` caught it: a compile's probe on a CPU machine).",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -121,7 +122,8 @@ class TorchCudaBaseMismatch(Rule):
         "`Installed CUDA version 12.0 does not match the version torch was compiled with "
         "11.8`), and a CUDA runtime library of one release that the loader does not find "
         "(`libcudart.so.9.0: cannot open shared object file`, `version 'libcudart.so.9.0' not "
-        "found`) (errors; info where the report says the machine has no GPU).",
+        "found`) (errors; info where the report says the machine has no GPU); also apex's "
+        "`Cuda extensions are being compiled with a version of Cuda that does not match`.",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
         "`The detected CUDA version mismatches the version that was used to compile PyTorch`. "
