@@ -381,3 +381,25 @@ def test_a_sentence_that_says_the_dataloader_needs_more_shared_memory(matrix: Ma
     ):
         assert findings(matrix, said) == {"SC501": Severity.WARNING}, said
     assert findings(matrix, "Does the DataLoader need more shared memory here?") == {}
+
+
+def test_mig_handed_out_by_name_is_meant_to_be_on(matrix: Matrix) -> None:
+    """473's shape: a process given MIG instances by UUID, a pod asking for a MIG slice or the
+    device plugin's MIG strategy says MIG is the design; SC1121 is then advice. MIG shown alone
+    stays a warning (475: MIG on without a slice chosen)."""
+    listing = (
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "  MIG 3g.20gb     Device  0: (UUID: MIG-3b7e5a52-ea9f-5a1d-8a0a-1c0a1b2c3d4e)"
+    )
+    assert findings(matrix, listing) == {"SC1121": Severity.WARNING}
+    for chosen in (
+        "CUDA_VISIBLE_DEVICES=MIG-3b7e5a52-ea9f-5a1d-8a0a-1c0a1b2c3d4e python train.py",
+        "docker run --gpus '\"device=MIG-3b7e5a52-ea9f-5a1d-8a0a-1c0a1b2c3d4e\"' img",
+        "        nvidia.com/mig-3g.20gb: 1",
+        '    "migStrategy": "mixed",',
+    ):
+        assert findings(matrix, f"{listing}\n{chosen}")["SC1121"] is Severity.INFO, chosen
+    assert findings(matrix, f'{listing}\n    "migStrategy": "none",') == {
+        "SC1121": Severity.WARNING
+    }
+    assert loud(matrix, body("473")) == {}

@@ -65,12 +65,16 @@ class MigEnabled(Rule):
     name = "mig-enabled"
     family = "gpu-mode"
     severity = Severity.WARNING
+    lowest = Severity.INFO  # where the text gives a process MIG instances by name
     title = "MIG is enabled on a GPU"
     doc = RuleDoc(
         what="Reads each GPU's MIG mode (NVML `nvmlDeviceGetMigMode`, `nvidia-smi -q` "
         "`MIG Mode / Current`, the `MIG M.` column and `MIG devices:` table of `nvidia-smi`, "
         "MIG instances under a GPU in `nvidia-smi -L`, `nvidia-smi -mig 1`'s `Enabled MIG Mode "
-        "for GPU`), or a report's sentence that says the GPUs are in MIG mode.",
+        "for GPU`), or a report's sentence that says the GPUs are in MIG mode. Advice (info) "
+        "where the text hands a process or pod MIG instances by name (`CUDA_VISIBLE_DEVICES="
+        "MIG-...`, `nvidia.com/mig-1g.10gb`, the device plugin's `migStrategy: mixed`): MIG is "
+        "meant to be on there.",
         why="With MIG enabled a process sees GPU instances, not the GPU: a training job gets a "
         "slice of the memory and SMs, and NCCL cannot use NVLink or P2P between MIG instances. "
         "A node left in MIG mode after inference work trains far slower, or its jobs fail to "
@@ -82,11 +86,15 @@ class MigEnabled(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        selected = ctx.snapshot.observations("mig-selected")
+        level = Severity.INFO if selected else None
+        meant = f"; the text hands out MIG instances ({selected[0].value})" if selected else ""
         on = [g for g in ctx.snapshot.hardware.gpus if g.mig_mode]
         if on:
             yield self.finding(
-                "MIG is enabled on " + ", ".join(gpu_label(g) for g in on[:4]) + ".",
+                "MIG is enabled on " + ", ".join(gpu_label(g) for g in on[:4]) + meant + ".",
                 [e for g in on[:2] for e in g.evidence[:1]],
+                severity=level,
             )
             return
         stated = ctx.snapshot.observations("mig-stated")
@@ -94,6 +102,9 @@ class MigEnabled(Rule):
         if stated and not any(g.mig_mode is False for g in ctx.snapshot.hardware.gpus):
             yield self.finding(
                 f"The report says the GPUs are in MIG mode ({stated[0].value}): a process sees "
-                "MIG instances, not whole GPUs (CUDA enumerates one instance per process).",
+                "MIG instances, not whole GPUs (CUDA enumerates one instance per process)"
+                + meant
+                + ".",
                 [stated[0].evidence],
+                severity=level,
             )
