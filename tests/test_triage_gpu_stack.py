@@ -403,3 +403,27 @@ def test_mig_handed_out_by_name_is_meant_to_be_on(matrix: Matrix) -> None:
         "SC1121": Severity.WARNING
     }
     assert loud(matrix, body("473")) == {}
+
+
+def test_pytorch_28s_cc_list_warning_gives_the_gpu_and_the_whole_arch_list(matrix: Matrix) -> None:
+    """PyTorch 2.8+'s `Found GPU0 ... compute capability (CC) X.Y` with the build's CCs a line
+    each (pytorch/pytorch#182250, MaKaNu's collect_env): the lines add up to one arch list, and
+    the arch rule gives the verdict, not PyTorch's warning (an Orin's 8.7 runs the 8.0 code)."""
+    head = (
+        "/usr/lib/python3.12/site-packages/torch/cuda/__init__.py:371: UserWarning: Found GPU0 "
+        "{gpu} which is of compute capability (CC) {cc}.\n"
+        "The following list shows the CCs this version of PyTorch was built for and the "
+        "hardware CCs it supports:\n"
+    )
+    ccs = (
+        "- 7.5 which supports hardware CC >=7.5,<8.0\n"
+        "- 8.0 which supports hardware CC >=8.0,<9.0 except {8.7}\n"
+        "- 9.0 which supports hardware CC >=9.0,<10.0\n"
+        "- 12.0 which supports hardware CC >=12.0,<13.0\n"
+    )
+    v100 = head.format(gpu="Tesla V100-PCIE-32GB", cc="7.0") + ccs
+    assert loud(matrix, v100) == {"SC202": Severity.ERROR}
+    report = check(read_report(v100, "pasted").snapshot, matrix)
+    assert "sm_75 sm_80 sm_90 sm_120" in report.findings[0].message
+    for gpu, cc in (("NVIDIA GeForce RTX 5090", "12.0"), ("Orin", "8.7")):
+        assert "SC202" not in loud(matrix, head.format(gpu=gpu, cc=cc) + ccs), gpu

@@ -111,7 +111,8 @@ class _Builder:
             target.version = fact.version  # "1.8.1+cu102" says more than "1.8.1"
         target.cuda = target.cuda or fact.cuda
         target.path = target.path or fact.path
-        target.archs = target.archs or list(fact.archs)
+        # An arch list stated a line per arch (PyTorch 2.8+'s CC list) adds up.
+        target.archs = target.archs + [a for a in fact.archs if a not in target.archs]
         target.python_env = target.python_env or fact.python_env
         target.properties = {**fact.properties, **target.properties}
         if len(target.evidence) < _MAX_EVIDENCE and evidence not in target.evidence:
