@@ -427,3 +427,25 @@ def test_pytorch_28s_cc_list_warning_gives_the_gpu_and_the_whole_arch_list(matri
     assert "sm_75 sm_80 sm_90 sm_120" in report.findings[0].message
     for gpu, cc in (("NVIDIA GeForce RTX 5090", "12.0"), ("Orin", "8.7")):
         assert "SC202" not in loud(matrix, head.format(gpu=gpu, cc=cc) + ccs), gpu
+
+
+def test_this_areas_catalogue_entries_are_screened_by_words() -> None:
+    """An entry whose only literal words are digits escapes the line screen and runs its
+    expression on every line of a 5 MB log; each GPU-stack entry must keep a word."""
+    ours = (
+        "inductor-cuda-arch-probe-cpu-build",
+        "nvidia-docker-1-unsupported-cuda",
+        "apex-extension-cuda-mismatch",
+        "device-plugin-no-valid-resources",
+        "gpu-used-rtx-a-ampere",
+        "gpu-used-geforce-rtx-30",
+        "gpu-used-geforce-rtx-50",
+        "dataloader-needs-more-shm-stated",
+        "mig-instance-selected",
+        "torch-gpu-compute-capability-cc",
+        "torch-built-cc-list-item",
+    )
+    entries = {s.id: s for s in signatures.catalogue()}
+    for name in ours:
+        needles = entries[name].needles
+        assert needles and all(any(not c.isdigit() for c in n) for n in needles), name
