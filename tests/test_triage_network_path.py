@@ -401,3 +401,19 @@ def test_the_fabric_manager_failing_to_start(matrix: Matrix) -> None:
     assert alone.severity is Severity.WARNING and "exited with code 1" in alone.message
     config = findings(matrix, FM_CONFIG)["SC521"]
     assert "FABRIC_NODE_CONFIG_FILE has an invalid value" in config.message
+
+
+def test_a_dmabuf_registration_enomem_is_not_the_memlock_limit(matrix: Matrix) -> None:
+    # vllm-project/vllm#19613: NCCL's dma-buf registration failed because NCCL_BUFFSIZE was set
+    # too large; dma-buf memory is not charged to RLIMIT_MEMLOCK, so no memlock finding.
+    dmabuf = (
+        "[2025-06-16 17:17:39] kilo:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN "
+        "Call to ibv_reg_dmabuf_mr failed with error Cannot allocate memory"
+    )
+    assert "SC512" not in findings(matrix, dmabuf)
+    # NVIDIA/nccl-tests#206: the plain registration does pin memory, and stays SC512.
+    pinned = (
+        "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error "
+        "Cannot allocate memory"
+    )
+    assert findings(matrix, pinned)["SC512"].severity is Severity.ERROR
