@@ -417,3 +417,20 @@ def test_a_dmabuf_registration_enomem_is_not_the_memlock_limit(matrix: Matrix) -
         "Cannot allocate memory"
     )
     assert findings(matrix, pinned)["SC512"].severity is Severity.ERROR
+
+
+def test_a_graph_file_set_for_another_machine(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1240: a VM image's NCCL_GRAPH_FILE on a one-GPU job, then NCCL's import error.
+    log = (
+        "Spotllm:73025:73112 [0] NCCL INFO NCCL_TOPO_FILE set by environment to "
+        "/opt/microsoft/ncv4/topo.xml\n"
+        "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to "
+        "/opt/microsoft/ncv4/graph.xml\n"
+        "Spotllm:73025:73112 [0] graph/search.cc:719 NCCL WARN XML Import Channel : dev 1 "
+        "not found.\n"
+    )
+    found = findings(matrix, log)
+    assert found["SC1311"].severity is Severity.WARNING
+    assert "graph.xml" in found["SC1311"].message
+    # The topology file alone describes the machine (clouds ship one): nothing to say.
+    assert "SC1311" not in findings(matrix, log.splitlines()[0])

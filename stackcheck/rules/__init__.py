@@ -28,6 +28,7 @@ from stackcheck.rules.env_vars import (
     NcclBlockingWait,
     NcclDebugVerbose,
     NcclIbDisabled,
+    NcclGraphFileSet,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
     VersionBoundPreset,
@@ -170,6 +171,7 @@ RULES: tuple[Rule, ...] = (
     HardwarePathDrift(),
     *DOCKERFILE_RULES,
     FabricManagerWithoutNvswitch(),
+    NcclGraphFileSet(),
 )
 
 

@@ -427,3 +427,41 @@ class NgcEntrypointBypassed(Rule):
                     "setup and checks are skipped.",
                     spec.evidence[:2],
                 )
+
+
+class NcclGraphFileSet(Rule):
+    id = "SC1311"
+    name = "nccl-graph-file-set"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL_GRAPH_FILE replaces NCCL's own search for rings and trees"
+    doc = RuleDoc(
+        what="Flags NCCL_GRAPH_FILE wherever it is set (environment, image, NCCL's "
+        "`set by environment to` log line, which /etc/nccl.conf entries print too). "
+        "NCCL_TOPO_FILE, which only describes the machine, is not flagged.",
+        why="The file fixes the channels NCCL would otherwise search for, device by device: "
+        "written for one machine and GPU count, it makes NCCL fail on another "
+        "(`XML Import Channel : dev 1 not found`, NVIDIA/nccl#1240; runs on 2 or 3 of 4 GPUs, "
+        "NVIDIA/nccl#1008) or keep a routing a newer NCCL would improve. The NCCL maintainers: "
+        "it is a debugging aid and should never be set in production (NVIDIA/nccl#1240, #933).",
+        example="NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml from a VM image's /etc/nccl.conf, "
+        "in a job that runs on one GPU.",
+        fix="Unset it (and remove it from /etc/nccl.conf); keep NCCL_TOPO_FILE if the platform "
+        "needs it. If NCCL's own search picks a poor graph, report it with NCCL_DEBUG=INFO "
+        "rather than pinning one.",
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/1240",
+            "https://github.com/NVIDIA/nccl/issues/933",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("NCCL_GRAPH_FILE")
+        if var is None or not var.value.strip():
+            return
+        yield self.finding(
+            f"NCCL_GRAPH_FILE={var.value} makes NCCL use channels read from a file instead of "
+            "searching them for this machine; a file written for other GPUs or NICs fails or "
+            "misroutes. Unset it in production.",
+            [var.evidence],
+        )
