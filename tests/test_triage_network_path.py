@@ -434,3 +434,27 @@ def test_a_graph_file_set_for_another_machine(matrix: Matrix) -> None:
     assert "graph.xml" in found["SC1311"].message
     # The topology file alone describes the machine (clouds ship one): nothing to say.
     assert "SC1311" not in findings(matrix, log.splitlines()[0])
+
+
+def test_sockets_stated_as_where_the_traffic_went_or_as_a_plugin_not_found(
+    matrix: Matrix,
+) -> None:
+    # awslabs/awsome-distributed-ai#540: a maintainer's troubleshooting note.
+    went = (
+        "As a result, all NCCL communication may go through Ethernet rather than EFA, "
+        "potentially causing timeouts.\n"
+    )
+    # NVIDIA-NeMo/RL#1973: the plugin in the image, not on the loader path.
+    unseen = (
+        "The OFI plugin libraries are already present in the container at "
+        "`/opt/amazon/aws-ofi-nccl/lib/` — they're just not discoverable by NCCL because the "
+        "path isn't set.\n"
+    )
+    for said in (went, unseen):
+        assert findings(matrix, said)["SC413"].severity is Severity.WARNING
+    # The same words as a condition, or with the fabric carrying the traffic, say nothing.
+    assert "SC413" not in findings(matrix, "If NCCL goes through Ethernet rather than EFA, stop.\n")
+    assert "SC413" not in findings(matrix, "NCCL goes through EFA rather than Ethernet here.\n")
+    assert "SC413" not in findings(
+        matrix, "If the OFI plugin is not found by NCCL, it uses sockets.\n"
+    )
