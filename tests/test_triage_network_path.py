@@ -458,3 +458,13 @@ def test_sockets_stated_as_where_the_traffic_went_or_as_a_plugin_not_found(
     assert "SC413" not in findings(
         matrix, "If the OFI plugin is not found by NCCL, it uses sockets.\n"
     )
+
+
+def test_a_setting_the_run_went_without_is_not_set(matrix: Matrix) -> None:
+    # NVIDIA/nccl#841: P2P worked once the IOMMU was off in the BIOS.
+    said = "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`\n"
+    assert "SC601" not in findings(matrix, said)
+    removed = "It works after removing NCCL_P2P_DISABLE=1 from the job.\n"
+    assert "SC601" not in findings(matrix, removed)
+    kept = "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n"
+    assert "SC601" in findings(matrix, kept)

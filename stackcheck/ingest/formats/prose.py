@@ -56,6 +56,13 @@ _HINT = re.compile(
     r"set the environment variable)\s{1,4}\S{0,80}$",
     re.IGNORECASE,
 )
+# A setting named as what the run did without ("tested nccl-test without `NCCL_P2P_DISABLE=1`",
+# "after removing NCCL_IB_DISABLE=1"): it is not set.
+_WITHOUT = re.compile(
+    r"\b(?:without|w/o|no\slonger\s(?:with|need(?:ing)?|sett?(?:ing)?)|unsett?(?:ing)?|"
+    r"remov(?:e|ed|ing)|dropp(?:ed|ing))\s{1,4}(?:the\s)?[`'\"]?$",
+    re.IGNORECASE,
+)
 
 
 _DRIVER = re.compile(
@@ -398,7 +405,7 @@ def settings(line: Line, before: str = "") -> list[Fact]:
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
         lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
-        if not is_recorded(name) or _HINT.search(lead + name):
+        if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
     return facts
