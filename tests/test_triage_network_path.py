@@ -468,3 +468,24 @@ def test_a_setting_the_run_went_without_is_not_set(matrix: Matrix) -> None:
     assert "SC601" not in findings(matrix, removed)
     kept = "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n"
     assert "SC601" in findings(matrix, kept)
+
+
+def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
+    # marin-community/marin#6940: NCCL_SOCKET_IFNAME matched no interface, quoted in prose.
+    quoted = (
+        "Multi-node GPU (grug-moe) training on `cw-rno2a` fails at NCCL clique init with "
+        "`Bootstrap : no socket interface found` and `invalid usage`.\n"
+    )
+    found = findings(matrix, quoted)["SC1312"]
+    assert found.severity is Severity.ERROR and found.family == "env-vars"
+    # NVIDIA/nccl#1837 prints the setting; the WARN is the one NCCL's src/bootstrap.cc prints
+    # (v2.27.3-1), added here with that thread's prefix.
+    log = (
+        "[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set by environment "
+        "to eth2\n"
+        "[trainer3]:twshared1016:1958:1958 [3] bootstrap.cc:115 NCCL WARN Bootstrap : no "
+        "socket interface found\n"
+    )
+    assert "NCCL_SOCKET_IFNAME=eth2" in findings(matrix, log)["SC1312"].message
+    # The setting alone, with NCCL using the interface, is fine.
+    assert "SC1312" not in findings(matrix, log.splitlines()[0] + "\n")

@@ -29,6 +29,7 @@ from stackcheck.rules.env_vars import (
     NcclDebugVerbose,
     NcclGraphFileSet,
     NcclIbDisabled,
+    NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
     VersionBoundPreset,
@@ -172,6 +173,7 @@ RULES: tuple[Rule, ...] = (
     *DOCKERFILE_RULES,
     FabricManagerWithoutNvswitch(),
     NcclGraphFileSet(),
+    NcclSocketInterfaceMissing(),
 )
 
 

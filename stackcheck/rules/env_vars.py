@@ -465,3 +465,48 @@ class NcclGraphFileSet(Rule):
             "misroutes. Unset it in production.",
             [var.evidence],
         )
+
+
+class NcclSocketInterfaceMissing(Rule):
+    id = "SC1312"
+    name = "nccl-socket-interface-missing"
+    family = "env-vars"
+    severity = Severity.ERROR
+    title = "NCCL found no network interface to bootstrap on"
+    doc = RuleDoc(
+        what="Reads NCCL's `Bootstrap : no socket interface found`, `NET/Socket : no interface "
+        "found` and `NET/Socket : No usable listening interface found`, and names "
+        "NCCL_SOCKET_IFNAME (or NCCL_COMM_ID) where the text sets it.",
+        why="NCCL needs an IP interface for its bootstrap even on one node. With "
+        "NCCL_SOCKET_IFNAME set it uses only the interfaces the value matches (a prefix, `=` "
+        "for an exact name, `^` to exclude): a name copied from another host or cluster, or one "
+        "that does not exist inside the container, matches nothing and communicator setup "
+        "fails (marin-community/marin#6940). Without it, NCCL skips lo and docker*, so a "
+        "container with no other interface fails the same way.",
+        example="NCCL_SOCKET_IFNAME=eth2 on hosts whose interfaces are ens5 and lo.",
+        fix="Set NCCL_SOCKET_IFNAME to a prefix of the interface that carries the nodes' "
+        "addresses (`ip -4 addr`), or unset it; in containers use host networking or pass the "
+        "interface.",
+        references=(
+            "https://github.com/marin-community/marin/issues/6940",
+            "https://github.com/NVIDIA/nccl/issues/1837",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        seen = ctx.snapshot.observations("socket-interface-missing")
+        if not seen:
+            return
+        env = ctx.snapshot.env
+        named = [(n, env[n]) for n in ("NCCL_SOCKET_IFNAME", "NCCL_COMM_ID") if n in env]
+        said = ", ".join(f"{n}={v.value}" for n, v in named)
+        yield self.finding(
+            "NCCL found no network interface to bootstrap on"
+            + (
+                f" with {said}: the value matches none of this host's interfaces."
+                if named
+                else ": NCCL_SOCKET_IFNAME, where it is set, matches none of this host's "
+                "interfaces; unset, NCCL sees only lo and docker* (or nothing)."
+            ),
+            [seen[0].evidence, *(v.evidence for _, v in named)],
+        )

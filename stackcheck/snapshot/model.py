@@ -332,6 +332,7 @@ ObservationKind = Literal[
     "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")
     "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
     "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
+    "socket-interface-missing",  # NCCL found no network interface to bootstrap on
 ]
 
 
