@@ -401,3 +401,91 @@ def test_the_fabric_manager_failing_to_start(matrix: Matrix) -> None:
     assert alone.severity is Severity.WARNING and "exited with code 1" in alone.message
     config = findings(matrix, FM_CONFIG)["SC521"]
     assert "FABRIC_NODE_CONFIG_FILE has an invalid value" in config.message
+
+
+def test_a_dmabuf_registration_enomem_is_not_the_memlock_limit(matrix: Matrix) -> None:
+    # vllm-project/vllm#19613: NCCL's dma-buf registration failed because NCCL_BUFFSIZE was set
+    # too large; dma-buf memory is not charged to RLIMIT_MEMLOCK, so no memlock finding.
+    dmabuf = (
+        "[2025-06-16 17:17:39] kilo:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN "
+        "Call to ibv_reg_dmabuf_mr failed with error Cannot allocate memory"
+    )
+    assert "SC512" not in findings(matrix, dmabuf)
+    # NVIDIA/nccl-tests#206: the plain registration does pin memory, and stays SC512.
+    pinned = (
+        "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error "
+        "Cannot allocate memory"
+    )
+    assert findings(matrix, pinned)["SC512"].severity is Severity.ERROR
+
+
+def test_a_graph_file_set_for_another_machine(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1240: a VM image's NCCL_GRAPH_FILE on a one-GPU job, then NCCL's import error.
+    log = (
+        "Spotllm:73025:73112 [0] NCCL INFO NCCL_TOPO_FILE set by environment to "
+        "/opt/microsoft/ncv4/topo.xml\n"
+        "Spotllm:73025:73112 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to "
+        "/opt/microsoft/ncv4/graph.xml\n"
+        "Spotllm:73025:73112 [0] graph/search.cc:719 NCCL WARN XML Import Channel : dev 1 "
+        "not found.\n"
+    )
+    found = findings(matrix, log)
+    assert found["SC1311"].severity is Severity.WARNING
+    assert "graph.xml" in found["SC1311"].message
+    # The topology file alone describes the machine (clouds ship one): nothing to say.
+    assert "SC1311" not in findings(matrix, log.splitlines()[0])
+
+
+def test_sockets_stated_as_where_the_traffic_went_or_as_a_plugin_not_found(
+    matrix: Matrix,
+) -> None:
+    # awslabs/awsome-distributed-ai#540: a maintainer's troubleshooting note.
+    went = (
+        "As a result, all NCCL communication may go through Ethernet rather than EFA, "
+        "potentially causing timeouts.\n"
+    )
+    # NVIDIA-NeMo/RL#1973: the plugin in the image, not on the loader path.
+    unseen = (
+        "The OFI plugin libraries are already present in the container at "
+        "`/opt/amazon/aws-ofi-nccl/lib/` — they're just not discoverable by NCCL because the "
+        "path isn't set.\n"
+    )
+    for said in (went, unseen):
+        assert findings(matrix, said)["SC413"].severity is Severity.WARNING
+    # The same words as a condition, or with the fabric carrying the traffic, say nothing.
+    assert "SC413" not in findings(matrix, "If NCCL goes through Ethernet rather than EFA, stop.\n")
+    assert "SC413" not in findings(matrix, "NCCL goes through EFA rather than Ethernet here.\n")
+    assert "SC413" not in findings(
+        matrix, "If the OFI plugin is not found by NCCL, it uses sockets.\n"
+    )
+
+
+def test_a_setting_the_run_went_without_is_not_set(matrix: Matrix) -> None:
+    # NVIDIA/nccl#841: P2P worked once the IOMMU was off in the BIOS.
+    said = "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`\n"
+    assert "SC601" not in findings(matrix, said)
+    removed = "It works after removing NCCL_P2P_DISABLE=1 from the job.\n"
+    assert "SC601" not in findings(matrix, removed)
+    kept = "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n"
+    assert "SC601" in findings(matrix, kept)
+
+
+def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
+    # marin-community/marin#6940: NCCL_SOCKET_IFNAME matched no interface, quoted in prose.
+    quoted = (
+        "Multi-node GPU (grug-moe) training on `cw-rno2a` fails at NCCL clique init with "
+        "`Bootstrap : no socket interface found` and `invalid usage`.\n"
+    )
+    found = findings(matrix, quoted)["SC1312"]
+    assert found.severity is Severity.ERROR and found.family == "env-vars"
+    # NVIDIA/nccl#1837 prints the setting; the WARN is the one NCCL's src/bootstrap.cc prints
+    # (v2.27.3-1), added here with that thread's prefix.
+    log = (
+        "[trainer3]:twshared1016:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set by environment "
+        "to eth2\n"
+        "[trainer3]:twshared1016:1958:1958 [3] bootstrap.cc:115 NCCL WARN Bootstrap : no "
+        "socket interface found\n"
+    )
+    assert "NCCL_SOCKET_IFNAME=eth2" in findings(matrix, log)["SC1312"].message
+    # The setting alone, with NCCL using the interface, is fine.
+    assert "SC1312" not in findings(matrix, log.splitlines()[0] + "\n")

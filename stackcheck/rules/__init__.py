@@ -27,7 +27,9 @@ from stackcheck.rules.env_vars import (
     MaxConnectionsWithFsdp,
     NcclBlockingWait,
     NcclDebugVerbose,
+    NcclGraphFileSet,
     NcclIbDisabled,
+    NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
     VersionBoundPreset,
@@ -170,6 +172,8 @@ RULES: tuple[Rule, ...] = (
     HardwarePathDrift(),
     *DOCKERFILE_RULES,
     FabricManagerWithoutNvswitch(),
+    NcclGraphFileSet(),
+    NcclSocketInterfaceMissing(),
 )
 
 

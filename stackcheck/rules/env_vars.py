@@ -427,3 +427,86 @@ class NgcEntrypointBypassed(Rule):
                     "setup and checks are skipped.",
                     spec.evidence[:2],
                 )
+
+
+class NcclGraphFileSet(Rule):
+    id = "SC1311"
+    name = "nccl-graph-file-set"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL_GRAPH_FILE replaces NCCL's own search for rings and trees"
+    doc = RuleDoc(
+        what="Flags NCCL_GRAPH_FILE wherever it is set (environment, image, NCCL's "
+        "`set by environment to` log line, which /etc/nccl.conf entries print too). "
+        "NCCL_TOPO_FILE, which only describes the machine, is not flagged.",
+        why="The file fixes the channels NCCL would otherwise search for, device by device: "
+        "written for one machine and GPU count, it makes NCCL fail on another "
+        "(`XML Import Channel : dev 1 not found`, NVIDIA/nccl#1240; runs on 2 or 3 of 4 GPUs, "
+        "NVIDIA/nccl#1008) or keep a routing a newer NCCL would improve. The NCCL maintainers: "
+        "it is a debugging aid and should never be set in production (NVIDIA/nccl#1240, #933).",
+        example="NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml from a VM image's /etc/nccl.conf, "
+        "in a job that runs on one GPU.",
+        fix="Unset it (and remove it from /etc/nccl.conf); keep NCCL_TOPO_FILE if the platform "
+        "needs it. If NCCL's own search picks a poor graph, report it with NCCL_DEBUG=INFO "
+        "rather than pinning one.",
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/1240",
+            "https://github.com/NVIDIA/nccl/issues/933",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("NCCL_GRAPH_FILE")
+        if var is None or not var.value.strip():
+            return
+        yield self.finding(
+            f"NCCL_GRAPH_FILE={var.value} makes NCCL use channels read from a file instead of "
+            "searching them for this machine; a file written for other GPUs or NICs fails or "
+            "misroutes. Unset it in production.",
+            [var.evidence],
+        )
+
+
+class NcclSocketInterfaceMissing(Rule):
+    id = "SC1312"
+    name = "nccl-socket-interface-missing"
+    family = "env-vars"
+    severity = Severity.ERROR
+    title = "NCCL found no network interface to bootstrap on"
+    doc = RuleDoc(
+        what="Reads NCCL's `Bootstrap : no socket interface found`, `NET/Socket : no interface "
+        "found` and `NET/Socket : No usable listening interface found`, and names "
+        "NCCL_SOCKET_IFNAME (or NCCL_COMM_ID) where the text sets it.",
+        why="NCCL needs an IP interface for its bootstrap even on one node. With "
+        "NCCL_SOCKET_IFNAME set it uses only the interfaces the value matches (a prefix, `=` "
+        "for an exact name, `^` to exclude): a name copied from another host or cluster, or one "
+        "that does not exist inside the container, matches nothing and communicator setup "
+        "fails (marin-community/marin#6940). Without it, NCCL skips lo and docker*, so a "
+        "container with no other interface fails the same way.",
+        example="NCCL_SOCKET_IFNAME=eth2 on hosts whose interfaces are ens5 and lo.",
+        fix="Set NCCL_SOCKET_IFNAME to a prefix of the interface that carries the nodes' "
+        "addresses (`ip -4 addr`), or unset it; in containers use host networking or pass the "
+        "interface.",
+        references=(
+            "https://github.com/marin-community/marin/issues/6940",
+            "https://github.com/NVIDIA/nccl/issues/1837",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        seen = ctx.snapshot.observations("socket-interface-missing")
+        if not seen:
+            return
+        env = ctx.snapshot.env
+        named = [(n, env[n]) for n in ("NCCL_SOCKET_IFNAME", "NCCL_COMM_ID") if n in env]
+        said = ", ".join(f"{n}={v.value}" for n, v in named)
+        yield self.finding(
+            "NCCL found no network interface to bootstrap on"
+            + (
+                f" with {said}: the value matches none of this host's interfaces."
+                if named
+                else ": NCCL_SOCKET_IFNAME, where it is set, matches none of this host's "
+                "interfaces; unset, NCCL sees only lo and docker* (or nothing)."
+            ),
+            [seen[0].evidence, *(v.evidence for _, v in named)],
+        )

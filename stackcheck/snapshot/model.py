@@ -333,6 +333,7 @@ ObservationKind = Literal[
     "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
     "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
     "mig-selected",  # a process or pod is given MIG instances by name: MIG is meant to be on
+    "socket-interface-missing",  # NCCL found no network interface to bootstrap on
 ]
 
 

@@ -56,6 +56,13 @@ _HINT = re.compile(
     r"set the environment variable)\s{1,4}\S{0,80}$",
     re.IGNORECASE,
 )
+# A setting named as what the run did without ("tested nccl-test without `NCCL_P2P_DISABLE=1`",
+# "after removing NCCL_IB_DISABLE=1"): it is not set.
+_WITHOUT = re.compile(
+    r"\b(?:without|w/o|no\slonger\s(?:with|need(?:ing)?|sett?(?:ing)?)|unsett?(?:ing)?|"
+    r"remov(?:e|ed|ing)|dropp(?:ed|ing))\s{1,4}(?:the\s)?[`'\"]?$",
+    re.IGNORECASE,
+)
 
 
 _DRIVER = re.compile(
@@ -146,9 +153,17 @@ _CPU = re.compile(
 # NCCL on sockets where EFA or InfiniBand is meant, stated as what happened ("NCCL silently
 # falls back to its socket transport on EFA-enabled AWS hosts"); not a condition ("if you still
 # see NET/Socket") or a question.
+# The same said as where the traffic went ("all NCCL communication may go through Ethernet
+# rather than EFA"), or as the OFI plugin (aws-ofi-nccl, which carries NCCL over EFA) present but
+# not found ("the OFI plugin libraries are present ... just not discoverable by NCCL").
 _SOCKETS_STATED = re.compile(
     r"\bNCCL\b[^.]{0,40}?\bf(?:alls?|ell)\sback\sto\s(?:its\s|the\s)?(?:TCP\s)?"
-    r"sockets?\b[^.]{0,60}?\b(EFA|InfiniBand|RoCE)\b",
+    r"sockets?\b[^.]{0,60}?\b(EFA|InfiniBand|RoCE)\b|"
+    r"\bNCCL\b[^.]{0,40}?\b(?:go(?:es)?|went|runs?|ran|flows?|is\ssent|was\ssent)\s"
+    r"(?:over|through|via)\s(?:the\s)?(?:TCP|Ethernet|sockets?)\b[^.]{0,30}?"
+    r"\b(?:rather\sthan|instead\sof)\s(?:over\s|through\s)?(?:the\s)?(EFA|InfiniBand|RoCE)\b|"
+    r"\b(?:OFI|aws-ofi-nccl)\s(?:net\s)?plugin\b[^.]{0,160}?\bnot\s(?:discoverable|found|"
+    r"loaded|picked\sup)\sby\sNCCL\b",
     re.IGNORECASE,
 )
 
@@ -157,7 +172,8 @@ def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
-            return [ObservationFact(line, "socket-fallback-stated", found.group(1))]
+            fabric = found.group(1) or found.group(2) or "EFA"
+            return [ObservationFact(line, "socket-fallback-stated", fabric)]
     return []
 
 
@@ -389,7 +405,7 @@ def settings(line: Line, before: str = "") -> list[Fact]:
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
         lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
-        if not is_recorded(name) or _HINT.search(lead + name):
+        if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
     return facts
