@@ -26,7 +26,7 @@ RECORD = os.environ.get("STACKCHECK_RECORD_READINGS") == "1"
 def readings(report: CorpusReport) -> dict[str, Any]:
     triage, checked = triaged(report.key)
     snapshot = json.loads(dump_snapshot(triage.snapshot))
-    snapshot.pop("created", None)  # the time of the run, not a reading
+    snapshot.pop("taken_at", None)  # the time of the run, not a reading
     return {
         "findings": [[f.id, str(f.severity), f.message] for f in checked.findings],
         "parsed": parsed_json(triage),
