@@ -79,7 +79,11 @@ def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
             break
     text = text.replace("`", "").replace("**", "")
     command = False
-    prompt = _PROMPT.match(text) or _REPL.match(text)
+    # Every prompt holds a "$" or "#", every REPL prompt starts with ">", "." or "I": most lines
+    # hold neither and skip both expressions (_PROMPT backtracks long on a "host:pid:tid").
+    prompt = _PROMPT.match(text) if "$" in text or "#" in text else None
+    if prompt is None and text[:1] in (">", ".", "I"):
+        prompt = _REPL.match(text)
     if prompt is not None and text[prompt.end() :].strip():
         text, command = text[prompt.end() :], True
     return text.rstrip(), command
