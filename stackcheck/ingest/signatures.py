@@ -258,8 +258,10 @@ def _candidates(text: str) -> tuple[Signature, ...]:
     and those that always run. Remembered per screened line shape."""
     # Every digit made 0, ten times faster than ``str.translate`` on bytes: UTF-8 encodes the ASCII
     # digits as themselves and never uses their byte inside another character.
-    key = text.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES).decode(
-        "utf-8", "surrogatepass"
+    key = (
+        text.encode("utf-8", "surrogatepass")
+        .translate(_DIGIT_BYTES)
+        .decode("utf-8", "surrogatepass")
     )
     known = _screened.get(key)
     if known is not None:
