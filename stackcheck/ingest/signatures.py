@@ -256,8 +256,8 @@ def _screen() -> tuple[tuple[Signature, tuple[str, ...] | None], ...]:
 def _candidates(text: str) -> tuple[Signature, ...]:
     """The signatures that could match ``text``: those one of whose screened needles is in it,
     and those that always run. Remembered per screened line shape."""
-    # Every digit made 0, ten times faster than ``str.translate`` on bytes: UTF-8 encodes the ASCII
-    # digits as themselves and never uses their byte inside another character.
+    # Every digit made 0; on bytes ten times faster than ``str.translate``, and the same: UTF-8
+    # encodes the ASCII digits as themselves and never uses their bytes inside another character.
     key = (
         text.encode("utf-8", "surrogatepass")
         .translate(_DIGIT_BYTES)
