@@ -75,6 +75,8 @@ class _Builder:
         self.target = target
         self.snapshot = Snapshot(source=SnapshotSource(kind="text", target=target), partial=True)
         self.instances: list[str] = []
+        # (kind, value) of each observation kept: a log states the same one thousands of times.
+        self.observed: set[tuple[str, str | None]] = set()
 
     def evidence(self, line: Line) -> Evidence:
         return Evidence(
@@ -191,7 +193,8 @@ class _Builder:
         elif isinstance(fact, RuntimeFact):
             self.runtime(fact)
         elif isinstance(fact, ObservationFact):
-            if not any(o.kind == fact.kind and o.value == fact.value for o in snapshot.observed):
+            if (fact.kind, fact.value) not in self.observed:
+                self.observed.add((fact.kind, fact.value))
                 snapshot.observed.append(
                     Observation(kind=fact.kind, value=fact.value, evidence=self.evidence(fact.line))
                 )

@@ -19,6 +19,17 @@ _FENCE = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})[\w+-]{0,20}\s*$")
 _HTML = re.compile(
     r"^\s*</?(?:details|summary|pre|code|br)\b[^>]{0,200}>(?:.{0,200}</summary>)?\s*$"
 )
+
+
+# Each test's fixed characters first: most lines of a log hold none and skip the expression.
+def _fence(text: str) -> bool:
+    return ("```" in text or "~~~" in text) and _FENCE.match(text) is not None
+
+
+def _html(text: str) -> bool:
+    return "<" in text and _HTML.match(text) is not None
+
+
 _PREFIXES = (
     re.compile(r"^\s*\|\s*\d{4}-\d\d-\d\dT[\d:.]{5,20}(?:Z|[+-]\d\d:?\d\d)?\s*\|\s?"),  # CloudWatch
     re.compile(
@@ -79,7 +90,11 @@ def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
             break
     text = text.replace("`", "").replace("**", "")
     command = False
-    prompt = _PROMPT.match(text) or _REPL.match(text)
+    # Every prompt holds a "$" or "#", every REPL prompt starts with ">", "." or "I": most lines
+    # hold neither and skip both expressions (_PROMPT backtracks long on a "host:pid:tid").
+    prompt = _PROMPT.match(text) if "$" in text or "#" in text else None
+    if prompt is None and text[:1] in (">", ".", "I"):
+        prompt = _REPL.match(text)
     if prompt is not None and text[prompt.end() :].strip():
         text, command = text[prompt.end() :], True
     return text.rstrip(), command
@@ -168,6 +183,8 @@ _QUOTE_MARKS = re.compile(r"^(?: {0,3}>(?!>) ?)*")
 
 def _unquoted(raw: str) -> str:
     expanded = raw.replace("\t", "    ")
+    if ">" not in expanded:
+        return expanded
     return expanded[_QUOTE_MARKS.match(expanded).end() :]  # type: ignore[union-attr]
 
 
@@ -183,10 +200,10 @@ def block_indents(raws: Sequence[str]) -> list[int]:
     index = 0
     while index < len(raws):
         body = bodies[index]
-        if body.strip() and body[:1] == " " and after_break and not _FENCE.match(body):
+        if body.strip() and body[:1] == " " and after_break and not _fence(body):
             end = index
             while end < len(raws) and (not bodies[end].strip() or bodies[end][:1] == " "):
-                if _FENCE.match(bodies[end]):
+                if _fence(bodies[end]):
                     break
                 end += 1
             common = min(len(b) - len(b.lstrip(" ")) for b in bodies[index:end] if b.strip())
@@ -194,7 +211,7 @@ def block_indents(raws: Sequence[str]) -> list[int]:
             index = end
             after_break = False
             continue
-        after_break = not body.strip() or _FENCE.match(body) is not None
+        after_break = not body.strip() or _fence(body)
         index += 1
     return indents
 
@@ -224,11 +241,11 @@ def split_lines(text: str) -> list[Line]:
                 continue
         else:
             header = None
-        if _FENCE.match(raw):
+        if _fence(raw):
             code = not code
             lines.append(Line(number, raw, "", fence=True))
             continue
-        if _HTML.match(raw):
+        if _html(raw):
             lines.append(Line(number, raw, "", fence=True))
             continue
         cleaned, command = clean(raw, indents[index])

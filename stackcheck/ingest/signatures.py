@@ -231,36 +231,38 @@ def catalogue() -> tuple[Signature, ...]:
 # line's screened form too, and the log lines of different ranks, channels and hosts mostly
 # screen to the same text, so one answer serves thousands of lines.
 _DIGITS = str.maketrans("123456789", "000000000")
+_DIGIT_BYTES = bytes.maketrans(b"123456789", b"000000000")
 _SCREENED_MAX = 1 << 16  # remembered screen answers; the memo is emptied when it is full
 _screened: dict[str, tuple[Signature, ...]] = {}
 
 
-def _digit_free(needles: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The longest digit-free piece of each needle; None if one has no piece long enough."""
-    pieces = []
-    for needle in needles:
-        piece = max(re.split(r"\d", needle), key=len)
-        if len(piece) < MIN_NEEDLE:
-            return None
-        pieces.append(piece)
-    return tuple(pieces)
+def _screened_needles(needles: tuple[str, ...]) -> tuple[str, ...]:
+    """Needles with every digit made 0, as the screened line has them: a needle in a line is in
+    its screened form too, so a number in a needle (``-61``) screens as well as a word."""
+    return tuple(needle.translate(_DIGITS) for needle in needles)
 
 
 @cache
 def _screen() -> tuple[tuple[Signature, tuple[str, ...] | None], ...]:
-    """Each signature, in the catalogue's order, with its needles' digit-free pieces (lowered for
-    case-blind signatures); None where the screen cannot cover it (no needle, or only digits in
-    one): such a signature always runs."""
+    """Each signature, in the catalogue's order, with its screened needles (lowered for case-blind
+    signatures); None where the screen cannot cover it (no needle): such a signature always
+    runs."""
     return tuple(
-        (signature, _digit_free(signature.needles) if signature.needles else None)
+        (signature, _screened_needles(signature.needles) if signature.needles else None)
         for signature in catalogue()
     )
 
 
 def _candidates(text: str) -> tuple[Signature, ...]:
-    """The signatures that could match ``text``: those one of whose needles' pieces is in it,
+    """The signatures that could match ``text``: those one of whose screened needles is in it,
     and those that always run. Remembered per screened line shape."""
-    key = text.translate(_DIGITS)
+    # Every digit made 0; on bytes ten times faster than ``str.translate``, and the same: UTF-8
+    # encodes the ASCII digits as themselves and never uses their bytes inside another character.
+    key = (
+        text.encode("utf-8", "surrogatepass")
+        .translate(_DIGIT_BYTES)
+        .decode("utf-8", "surrogatepass")
+    )
     known = _screened.get(key)
     if known is not None:
         return known
@@ -279,8 +281,11 @@ def _candidates(text: str) -> tuple[Signature, ...]:
 def _found(text: str) -> list[tuple[Signature, re.Match[str]]]:
     """Each signature found in ``text``, with its match."""
     found_all: list[tuple[Signature, re.Match[str]]] = []
+    candidates = _candidates(text)
+    if not candidates:
+        return found_all  # most lines of a log: no need to lower them
     lowered = text.lower()
-    for signature in _candidates(text):
+    for signature in candidates:
         if not signature.could_match(text, lowered):
             continue
         found = signature.match(text)

@@ -140,9 +140,10 @@ def _log_line(text: str) -> bool:
 
 def _wraps(line: Line, before: Line) -> bool:
     """Whether ``line`` is the wrapped tail of the log line ``before``."""
+    # A log line of its own first: it settles most lines with one search.
     return (
-        wrapped_tail(line, before)
-        and not _log_line(line.text)
+        not _log_line(line.text)
+        and wrapped_tail(line, before)
         and _log_line(before.text)
         and _OWN_LINE.match(line.text) is None
     )
