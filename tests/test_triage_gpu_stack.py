@@ -449,3 +449,27 @@ def test_this_areas_catalogue_entries_are_screened_by_words() -> None:
     for name in ours:
         needles = entries[name].needles
         assert needles and all(any(not c.isdigit() for c in n) for n in needles), name
+
+
+def test_a_cpu_build_asked_for_cuda_on_an_apple_silicon_mac_is_advice(matrix: Matrix) -> None:
+    """348, 350, 352: "Torch not compiled with CUDA enabled" on an M-series Mac. No PyTorch build
+    gives CUDA there, so it is advice for the program (a CPU or MPS path), not a stack error."""
+    for key in ("348", "350", "352"):
+        assert findings(matrix, body(key)) == {"SC201": Severity.INFO}, key
+    error = "AssertionError: Torch not compiled with CUDA enabled"
+    assert findings(matrix, error) == {"SC201": Severity.ERROR}  # the machine unknown
+    for said in (
+        "I tried it on an M1 Mac.",
+        "my current machine is MacBook Pro 2021 with M1 Pro Chip",
+        "I realize my Mac doesn't have CUDA",
+        "parser.add_argument('--device', type=str, default='mps')",
+        "Would be good to check for cuda (else mps, for those of us on an M1).",
+    ):
+        assert findings(matrix, f"{error}\n{said}") == {"SC201": Severity.INFO}, said
+    # Older Intel Macs had NVIDIA GPUs; a MAC address is not a Mac; a GPU shown keeps the error.
+    for said in (
+        "OS X Yosemite 10.10.5 on a Mac Pro with a GTX 680",
+        "MAC address 3c:22:fb:00:11:22",
+        "I tried it on an M1 Mac.\nDriver Version: 535.104.05",
+    ):
+        assert findings(matrix, f"{error}\n{said}").get("SC201") is Severity.ERROR, said

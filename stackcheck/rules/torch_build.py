@@ -25,7 +25,9 @@ class CpuOnlyTorch(Rule):
         "libtorch_cuda.so) on a machine that has NVIDIA GPUs or an NVIDIA driver, or in an image "
         "built for GPUs (a CUDA base image, NVIDIA_REQUIRE_CUDA or CUDA_VERSION in its config); "
         "and reads PyTorch's `Torch not compiled with CUDA enabled` (not where Inductor's "
-        "`Error getting cuda arch` caught it: a compile's probe on a CPU machine).",
+        "`Error getting cuda arch` caught it: a compile's probe on a CPU machine). Where the "
+        "report says the machine has no NVIDIA GPU (an Apple-silicon Mac, a CPU-only box) and "
+        "nothing shows one, that message is advice (`info`): no build gives CUDA there.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -37,6 +39,18 @@ class CpuOnlyTorch(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         said = ctx.snapshot.observations("torch-cpu-only")
+        cpu = ctx.snapshot.observations("cpu-intended")
+        if said and cpu and not (ctx.has_nvidia_gpu or ctx.driver or ctx.built_for_gpus):
+            # A machine without an NVIDIA GPU (a Mac, a CPU box): no build gives it CUDA, so
+            # the stack is not at fault; the program needs a CPU or MPS path.
+            yield self.finding(
+                "PyTorch has no CUDA support and the program asked it for a GPU, on a machine "
+                f"the report says has no NVIDIA GPU ({(cpu[0].value or '')[:60]}): no PyTorch "
+                "build can use CUDA there; the program needs a CPU path (or `mps` on a Mac).",
+                [*(o.evidence for o in said[:1]), cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
         if said:
             # PyTorch's own verdict: the program asked a CPU-only build for a GPU.
             yield self.finding(

@@ -148,6 +148,18 @@ _CPU = re.compile(
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
     re.IGNORECASE,
 )
+# An Apple-silicon Mac has no NVIDIA GPU to give CUDA (older Intel Macs could, so macOS alone is
+# not enough): an M-series chip named as a Mac's, a Mac said to lack CUDA or a GPU, or PyTorch's
+# Apple-GPU device asked for. "Mac" keeps its case, so a "MAC address" is not one.
+_MAC = re.compile(
+    r"\bM[1-4](?:\s(?i:pro|max|ultra))?\s(?i:chip|mac(?:book)?)\b|\bM\s?-?series\s(?i:chip|mac)|"
+    r"\bMac(?i:book)?(?:\s(?i:pro|air))?(?:\s20\d\d)?\s(?:(?i:with)\s)?(?:an?\s)?M[1-4]\b|"
+    r"\bMac(?i:book)?\b[^.?!]{0,60}\b(?i:cuda|gpus?)\b[^.?!]{0,30}(?i:\bnot\b|n't\b|unavailable)|"
+    r"\bMac(?i:book)?\b[^.?!]{0,30}(?i:doesn't|does\snot|don't|has\sno|without)\s[^.?!]{0,20}"
+    r"\b(?i:cuda|nvidia|gpu)|"
+    r"""(?:default\s?=\s?|device\s?=\s?|\.to\(\s?|torch\.device\(\s?)["']mps["']|"""
+    r"\btorch\.backends\.mps\b|\b(?i:on|using|with)\san?\sM[1-4](?:\s(?i:pro|max|ultra))?\b(?![-\d])"
+)
 
 
 # NCCL on sockets where EFA or InfiniBand is meant, stated as what happened ("NCCL silently
@@ -283,8 +295,9 @@ def gpu_request_stated(line: Line) -> list[Fact]:
 
 
 def cpu_stated(line: Line) -> list[Fact]:
-    """That the reporter's machine has no GPU or the program is meant to run on the CPU."""
-    found = _CPU.search(line.text)
+    """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
+    Mac, which has no NVIDIA GPU)."""
+    found = _CPU.search(line.text) or _MAC.search(line.text)
     return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
 
