@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import settings
 
 from stackcheck.cli import main
 from stackcheck.matrix import Matrix, load_matrix
@@ -17,6 +18,11 @@ from tests.support.images import ImageBuilder
 from tests.support.rootfs import Root
 
 PROJECT = Path(__file__).resolve().parent.parent
+
+# Property tests and fuzzers draw the same examples on every run and every machine (a fixed seed,
+# no example database): a failure CI sees is one a developer reproduces.
+settings.register_profile("stackcheck", derandomize=True, database=None)
+settings.load_profile("stackcheck")
 
 
 @pytest.fixture(scope="session", autouse=True)
