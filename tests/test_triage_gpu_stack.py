@@ -473,3 +473,22 @@ def test_a_cpu_build_asked_for_cuda_on_an_apple_silicon_mac_is_advice(matrix: Ma
         "I tried it on an M1 Mac.\nDriver Version: 535.104.05",
     ):
         assert findings(matrix, f"{error}\n{said}").get("SC201") is Severity.ERROR, said
+
+
+def test_running_without_a_gpu_stated_in_prose_makes_a_cpu_build_advice(matrix: Matrix) -> None:
+    """530: "When running the code without a CUDA Gpu ... Torch not compiled with CUDA enabled":
+    the reporter names the machine as GPU-less, so the CPU build is no fault (corpus rule); a
+    container run "without --gpus" is the container's fault and stays an error."""
+    assert loud(matrix, body("530")) == {}
+    raised = "AssertionError: Torch not compiled with CUDA enabled"
+    for said in (
+        "I am running the code without a GPU.",
+        "We run it with no NVIDIA GPU at all.",
+        "Using the repo without any CUDA GPU fails.",
+    ):
+        assert findings(matrix, f"{said}\n{raised}")["SC201"] is Severity.INFO, said
+    for said in (
+        "I run the container without a GPU flag",
+        "Running it without a GPU in the docker container.",
+    ):
+        assert findings(matrix, f"{said}\n{raised}")["SC201"] is Severity.ERROR, said

@@ -143,6 +143,10 @@ _CPU = re.compile(
     r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
     r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?)\s(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
+    r"{0,3}?(?:without|with\sno)\s(?:an?\s|any\s)?(?:cuda\s|nvidia\s)?gpus?\b"
+    r"(?!\s(?:flags?|requests?|options?|access|resources?)\b)"
+    r"(?![^.?!]{0,60}\b(?:docker|container|pod|--gpus)\b)|"
     r"\bbetween\s(?:the\s)?gpu\sand\s(?:the\s)?cpu\b|"
     r"\bfall(?:s|ing)?\s?back\s(?:to|on)\s(?:the\s)?cpu\b|"
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
