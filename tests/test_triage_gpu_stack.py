@@ -492,3 +492,22 @@ def test_running_without_a_gpu_stated_in_prose_makes_a_cpu_build_advice(matrix: 
         "Running it without a GPU in the docker container.",
     ):
         assert findings(matrix, f"{said}\n{raised}")["SC201"] is Severity.ERROR, said
+
+
+def test_shared_memory_too_small_as_paddle_and_ray_say_it(matrix: Matrix) -> None:
+    """575 (Paddle's DataLoader worker) and 572 (Ray's object store against /dev/shm), in the
+    forms their sources print (Ray 1.0-1.2 and its later form with both sizes)."""
+    assert loud(matrix, body("575")) == {"SC502": Severity.ERROR}
+    assert loud(matrix, body("572")) == {"SC502": Severity.ERROR}
+    for line in (
+        "Unexpected BUS error encountered in DataLoader worker. This might be caused by "
+        "insufficient shared memory (shm), please check whether use_shared_memory is set and "
+        "storage space in /dev/shm is enough",
+        "ValueError: The configured object store size (9.5 GB) exceeds /dev/shm size (1.2 GB). "
+        "This will harm performance. Consider deleting files in /dev/shm or increasing its size "
+        "with --shm-size in Docker. To ignore this warning, set "
+        "RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE=1.",
+        "  > The configured object store size exceeds the capacity of /dev/shm.",
+    ):
+        assert loud(matrix, line) == {"SC502": Severity.ERROR}, line
+    assert loud(matrix, "use_shared_memory=False was set; /dev/shm is 64G.") == {}
