@@ -514,3 +514,30 @@ def test_shared_memory_too_small_as_paddle_and_ray_say_it(matrix: Matrix) -> Non
     # Ray's later form names /dev/shm's size: a large one means the store was sized wrongly.
     for healthy in ("382", "383"):
         assert findings(matrix, body(healthy)) == {"SC502": Severity.INFO}, healthy
+
+
+def test_a_kubernetes_node_advertising_no_gpu(matrix: Matrix) -> None:
+    """564, 566: `kubectl describe node` with `nvidia.com/gpu:  0` (device plugin) or
+    `alpha.kubernetes.io/nvidia-gpu:  0` (kubelet 1.6-1.10) under Capacity/Allocatable; the
+    "Allocated resources" table's `nvidia.com/gpu  0  0` (no GPU pod yet) and a pod spec's
+    `nvidia.com/gpu: 0` (YAML, one space) say nothing of the node."""
+    assert loud(matrix, body("564")) == {"SC532": Severity.ERROR}
+    assert loud(matrix, body("566")) == {"SC532": Severity.ERROR}
+    for line in (
+        "Capacity:\n cpu:                8\n nvidia.com/gpu:     0",
+        "Allocatable:\n  alpha.kubernetes.io/nvidia-gpu:  0\n  cpu:  24",
+    ):
+        assert loud(matrix, line) == {"SC532": Severity.ERROR}, line
+    for line in (
+        "  Resource           Requests    Limits\n  nvidia.com/gpu     0           0",
+        "Capacity:\n nvidia.com/gpu:     8",
+        "resources:\n  limits:\n    nvidia.com/gpu: 0",
+    ):
+        assert "SC532" not in findings(matrix, line), line
+    # A sentence about the cluster's nodes is no statement that the reporter has no GPU.
+    assert (
+        findings(matrix, "The nodes do not have GPUs after the upgrade.\n nvidia.com/gpu:     0")[
+            "SC532"
+        ]
+        is Severity.ERROR
+    )

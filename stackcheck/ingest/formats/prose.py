@@ -155,6 +155,9 @@ _CPU = re.compile(
 # An Apple-silicon Mac has no NVIDIA GPU to give CUDA (older Intel Macs could, so macOS alone is
 # not enough): an M-series chip named as a Mac's, a Mac said to lack CUDA or a GPU, or PyTorch's
 # Apple-GPU device asked for. "Mac" keeps its case, so a "MAC address" is not one.
+# What a sentence about a missing GPU may be about, other than the reporter's machine.
+_GPU_HOLDER = re.compile(r"\b(?:nodes?|pods?|kubernetes|k8s|kubelet)\b", re.IGNORECASE)
+
 _MAC = re.compile(
     r"\bM[1-4](?:\s(?i:pro|max|ultra))?\s(?i:chip|mac(?:book)?)\b|\bM\s?-?series\s(?i:chip|mac)|"
     r"\bMac(?i:book)?(?:\s(?i:pro|air))?(?:\s20\d\d)?\s(?:(?i:with)\s)?(?:an?\s)?M[1-4]\b|"
@@ -301,6 +304,8 @@ def gpu_request_stated(line: Line) -> list[Fact]:
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
+    if _GPU_HOLDER.search(line.text):
+        return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
     return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
