@@ -541,3 +541,22 @@ def test_a_kubernetes_node_advertising_no_gpu(matrix: Matrix) -> None:
         ]
         is Severity.ERROR
     )
+
+
+def test_mig_named_as_what_the_job_runs_on(matrix: Matrix) -> None:
+    """581 ("on NVIDIA A100 with MIG GPU instances") and 582 ("Trying to use NCCL with MIG"):
+    prose that puts the job on MIG instances; MIG named as off, or asked about, is not."""
+    assert loud(matrix, body("581")) == {"SC1121": Severity.WARNING}
+    assert loud(matrix, body("582")) == {"SC1121": Severity.WARNING}
+    for said in (
+        "I run the benchmark on A100 MIG compute instances.",
+        "We are training DDP over MIG and it hangs.",
+        "Using DDP with MIG fails at init.",
+    ):
+        assert loud(matrix, said) == {"SC1121": Severity.WARNING}, said
+    for said in (
+        "We run the job with MIG disabled.",
+        "Training with MIG-less A100s works.",
+        "Can I use NCCL with MIG?",
+    ):
+        assert "SC1121" not in findings(matrix, said), said

@@ -211,7 +211,11 @@ _MIG = re.compile(
     r"\bMIG(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
     r"enabled|configured|activated)\b|"
     r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
-    r"\bMIG[-\s](?:enabled|partitioned)\b|\bMIG\s(?:instances?|slices?|partitions?)\b"
+    r"\bMIG[-\s](?:enabled|partitioned)\b|"
+    r"\bMIG\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
+    # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
+    r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\sMIG\b"
+    r"(?![-\w]|\s(?:mode\s)?(?:disabled|off)\b)"
 )
 
 
