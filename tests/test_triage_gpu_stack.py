@@ -560,3 +560,19 @@ def test_mig_named_as_what_the_job_runs_on(matrix: Matrix) -> None:
         "Can I use NCCL with MIG?",
     ):
         assert "SC1121" not in findings(matrix, said), said
+
+
+def test_pytorchs_driver_too_old_without_its_version(matrix: Matrix) -> None:
+    """534: "RuntimeError: The NVIDIA driver on your system is too old" cut before its
+    "(found version N)"."""
+    assert loud(matrix, body("534")) == {"SC101": Severity.ERROR}
+    for line in (
+        "The NVIDIA driver on your system is too old",
+        "  UserWarning: CUDA initialization: The NVIDIA driver on your system is too old",
+        "AssertionError: The NVIDIA driver on your system is too old (found version 11040).",
+    ):
+        assert loud(matrix, line) == {"SC101": Severity.ERROR}, line
+    # The numbered form is the older entry's: the unnumbered one stays out of its way.
+    numbered = read_report("NVIDIA driver on your system is too old (found version 11040)", "p")
+    said = [o.value for o in numbered.snapshot.observations("driver-insufficient")]
+    assert said == ["NVIDIA driver on your system is too old (found version 11040)"]
