@@ -576,3 +576,29 @@ def test_pytorchs_driver_too_old_without_its_version(matrix: Matrix) -> None:
     numbered = read_report("NVIDIA driver on your system is too old (found version 11040)", "p")
     said = [o.value for o in numbered.snapshot.observations("driver-insufficient")]
     assert said == ["NVIDIA driver on your system is too old (found version 11040)"]
+
+
+def test_a_process_that_could_not_lock_its_memory(matrix: Matrix) -> None:
+    """576: qdrant's mlock ENOMEM in docker; the same errno as other programs print it. An RDMA
+    setup failure is SC512's, and a line that merely names mlock is nothing."""
+    assert loud(matrix, body("576")) == {"SC1321": Severity.WARNING}
+    for line in (
+        "mlock: Cannot allocate memory",
+        "mlockall failed: Cannot allocate memory",
+        "warning: failed to mlock 73728000-byte buffer (after previously locking 0 bytes): "
+        "Cannot allocate memory",
+        "[2023-01-01T00:00:00,000][WARN ][o.e.b.JNANatives] Unable to lock JVM Memory: "
+        "error=12, reason=Cannot allocate memory",
+    ):
+        assert loud(matrix, line) == {"SC1321": Severity.WARNING}, line
+    limited = "max locked memory       (kbytes, -l) 8192\nmlock: Cannot allocate memory"
+    said = [
+        f.message
+        for f in check(read_report(limited, "p").snapshot, matrix).findings
+        if f.id == "SC1321"
+    ]
+    assert len(said) == 1 and "(locked memory limited to 8192 KiB)" in said[0]
+    rdma = "ibv_create_cq() failed: Cannot allocate memory\nmlock: Cannot allocate memory"
+    assert "SC1321" not in findings(matrix, rdma)
+    for line in ("we call mlock to pin the buffers", "mlock is allowed: Cannot find device"):
+        assert "SC1321" not in findings(matrix, line), line
