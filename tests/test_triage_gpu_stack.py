@@ -20,6 +20,11 @@ def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
     return {k: v for k, v in findings(matrix, text).items() if v is not Severity.INFO}
 
 
+def severities(matrix: Matrix, rule: str, texts: tuple[str, ...]) -> set[Severity | None]:
+    """The severities ``rule`` gets on each text alone (None where it is silent)."""
+    return {findings(matrix, text).get(rule) for text in texts}
+
+
 def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: Matrix) -> None:
     """338: PyTorch's "Found no NVIDIA driver" from someone asking for a CPU fallback."""
     assert findings(matrix, body("338")) == {"SC532": Severity.INFO}
@@ -481,17 +486,19 @@ def test_running_without_a_gpu_stated_in_prose_makes_a_cpu_build_advice(matrix: 
     container run "without --gpus" is the container's fault and stays an error."""
     assert loud(matrix, body("530")) == {}
     raised = "AssertionError: Torch not compiled with CUDA enabled"
-    for said in (
+    gpu_less = (
         "I am running the code without a GPU.",
         "We run it with no NVIDIA GPU at all.",
         "Using the repo without any CUDA GPU fails.",
-    ):
-        assert findings(matrix, f"{said}\n{raised}")["SC201"] is Severity.INFO, said
-    for said in (
+    )
+    assert severities(matrix, "SC201", tuple(f"{s}\n{raised}" for s in gpu_less)) == {Severity.INFO}
+    container = (
         "I run the container without a GPU flag",
         "Running it without a GPU in the docker container.",
-    ):
-        assert findings(matrix, f"{said}\n{raised}")["SC201"] is Severity.ERROR, said
+    )
+    assert severities(matrix, "SC201", tuple(f"{s}\n{raised}" for s in container)) == {
+        Severity.ERROR
+    }
 
 
 def test_shared_memory_too_small_as_paddle_and_ray_say_it(matrix: Matrix) -> None:
@@ -523,17 +530,12 @@ def test_a_kubernetes_node_advertising_no_gpu(matrix: Matrix) -> None:
     `nvidia.com/gpu: 0` (YAML, one space) say nothing of the node."""
     assert loud(matrix, body("564")) == {"SC532": Severity.ERROR}
     assert loud(matrix, body("566")) == {"SC532": Severity.ERROR}
-    for line in (
-        "Capacity:\n cpu:                8\n nvidia.com/gpu:     0",
-        "Allocatable:\n  alpha.kubernetes.io/nvidia-gpu:  0\n  cpu:  24",
-    ):
-        assert loud(matrix, line) == {"SC532": Severity.ERROR}, line
-    for line in (
-        "  Resource           Requests    Limits\n  nvidia.com/gpu     0           0",
-        "Capacity:\n nvidia.com/gpu:     8",
-        "resources:\n  limits:\n    nvidia.com/gpu: 0",
-    ):
-        assert "SC532" not in findings(matrix, line), line
+    node = "Capacity:\n cpu:                8\n nvidia.com/gpu:     0"
+    kubelet = "Allocatable:\n  alpha.kubernetes.io/nvidia-gpu:  0\n  cpu:  24"
+    allocated = "  Resource           Requests    Limits\n  nvidia.com/gpu     0           0"
+    pod = "resources:\n  limits:\n    nvidia.com/gpu: 0"
+    assert severities(matrix, "SC532", (node, kubelet)) == {Severity.ERROR}
+    assert severities(matrix, "SC532", (allocated, pod, node.replace(" 0", " 8"))) == {None}
     # A sentence about the cluster's nodes is no statement that the reporter has no GPU.
     assert (
         findings(matrix, "The nodes do not have GPUs after the upgrade.\n nvidia.com/gpu:     0")[
@@ -548,18 +550,14 @@ def test_mig_named_as_what_the_job_runs_on(matrix: Matrix) -> None:
     prose that puts the job on MIG instances; MIG named as off, or asked about, is not."""
     assert loud(matrix, body("581")) == {"SC1121": Severity.WARNING}
     assert loud(matrix, body("582")) == {"SC1121": Severity.WARNING}
-    for said in (
-        "I run the benchmark on A100 MIG compute instances.",
-        "We are training DDP over MIG and it hangs.",
-        "Using DDP with MIG fails at init.",
-    ):
-        assert loud(matrix, said) == {"SC1121": Severity.WARNING}, said
-    for said in (
-        "We run the job with MIG disabled.",
-        "Training with MIG-less A100s works.",
-        "Can I use NCCL with MIG?",
-    ):
-        assert "SC1121" not in findings(matrix, said), said
+    on = "I run the benchmark on A100 MIG compute instances."
+    over = "We are training DDP over MIG and it hangs."
+    using = "Using DDP with MIG fails at init."
+    assert severities(matrix, "SC1121", (on, over, using)) == {Severity.WARNING}
+    off = "We run the job with MIG disabled."
+    less = "Training with MIG-less A100s works."
+    asked = "Can I use NCCL with MIG?"
+    assert severities(matrix, "SC1121", (off, less, asked)) == {None}
 
 
 def test_pytorchs_driver_too_old_without_its_version(matrix: Matrix) -> None:
