@@ -536,6 +536,11 @@ def test_a_kubernetes_node_advertising_no_gpu(matrix: Matrix) -> None:
     pod = "resources:\n  limits:\n    nvidia.com/gpu: 0"
     assert severities(matrix, "SC532", (node, kubelet)) == {Severity.ERROR}
     assert severities(matrix, "SC532", (allocated, pod, node.replace(" 0", " 8"))) == {None}
+    plugin = (
+        "2023/06/12 09:21:25 No devices found. Waiting indefinitely.",
+        'I1204 07:31:31.765318       1 main.go:356] "No devices found. Waiting indefinitely."',
+    )
+    assert severities(matrix, "SC532", plugin) == {Severity.ERROR}
     # A sentence about the cluster's nodes is no statement that the reporter has no GPU.
     assert (
         findings(matrix, "The nodes do not have GPUs after the upgrade.\n nvidia.com/gpu:     0")[
