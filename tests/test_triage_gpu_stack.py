@@ -605,3 +605,16 @@ def test_a_process_that_could_not_lock_its_memory(matrix: Matrix) -> None:
     assert "SC1321" not in findings(matrix, rdma)
     for line in ("we call mlock to pin the buffers", "mlock is allowed: Cannot find device"):
         assert "SC1321" not in findings(matrix, line), line
+
+
+def test_docker_without_the_nvidia_runtime_in_its_older_words(matrix: Matrix) -> None:
+    """Docker 17-19's `Unknown runtime specified nvidia.` is today's `unknown or invalid runtime
+    name: nvidia` (NVIDIA/nvidia-docker#838); another runtime's name is not the GPU's."""
+    older = (
+        "docker: Error response from daemon: Unknown runtime specified nvidia.",
+        "I am getting unknown runtime specified nvidia",
+        "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    )
+    assert severities(matrix, "SC532", older) == {Severity.ERROR}
+    other = "docker: Error response from daemon: Unknown runtime specified kata."
+    assert severities(matrix, "SC532", (other,)) == {None}
