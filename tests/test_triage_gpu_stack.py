@@ -618,3 +618,19 @@ def test_docker_without_the_nvidia_runtime_in_its_older_words(matrix: Matrix) ->
     assert severities(matrix, "SC532", older) == {Severity.ERROR}
     other = "docker: Error response from daemon: Unknown runtime specified kata."
     assert severities(matrix, "SC532", (other,)) == {None}
+
+
+def test_cudas_unknown_error_at_initialisation_is_recognised(matrix: Matrix) -> None:
+    """PyTorch's warning and error for cudaErrorUnknown at start-up (and Caffe2's words): read
+    as CUDA unavailable, which alone names no cause (no finding), and not "nothing recognised"."""
+    for line in (
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment,"
+        " e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the "
+        "available devices to be zero.",
+        "E0508 18:40:25.340945  8217 common_gpu.cc:55] Found an unknown error - this may be due "
+        "to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES "
+        "after program start. I will set the available devices to be zero.",
+    ):
+        snapshot = read_report(line, "pasted").snapshot
+        assert [o.kind for o in snapshot.observed] == ["cuda-unavailable"], line
+        assert loud(matrix, line) == {}, line
