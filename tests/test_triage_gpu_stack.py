@@ -20,6 +20,11 @@ def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
     return {k: v for k, v in findings(matrix, text).items() if v is not Severity.INFO}
 
 
+def severities(matrix: Matrix, rule: str, texts: tuple[str, ...]) -> set[Severity | None]:
+    """The severities ``rule`` gets on each text alone (None where it is silent)."""
+    return {findings(matrix, text).get(rule) for text in texts}
+
+
 def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: Matrix) -> None:
     """338: PyTorch's "Found no NVIDIA driver" from someone asking for a CPU fallback."""
     assert findings(matrix, body("338")) == {"SC532": Severity.INFO}
@@ -473,3 +478,159 @@ def test_a_cpu_build_asked_for_cuda_on_an_apple_silicon_mac_is_advice(matrix: Ma
         "I tried it on an M1 Mac.\nDriver Version: 535.104.05",
     ):
         assert findings(matrix, f"{error}\n{said}").get("SC201") is Severity.ERROR, said
+
+
+def test_running_without_a_gpu_stated_in_prose_makes_a_cpu_build_advice(matrix: Matrix) -> None:
+    """530: "When running the code without a CUDA Gpu ... Torch not compiled with CUDA enabled":
+    the reporter names the machine as GPU-less, so the CPU build is no fault (corpus rule); a
+    container run "without --gpus" is the container's fault and stays an error."""
+    assert loud(matrix, body("530")) == {}
+    raised = "AssertionError: Torch not compiled with CUDA enabled"
+    gpu_less = (
+        "I am running the code without a GPU.",
+        "We run it with no NVIDIA GPU at all.",
+        "Using the repo without any CUDA GPU fails.",
+    )
+    assert severities(matrix, "SC201", tuple(f"{s}\n{raised}" for s in gpu_less)) == {Severity.INFO}
+    container = (
+        "I run the container without a GPU flag",
+        "Running it without a GPU in the docker container.",
+    )
+    assert severities(matrix, "SC201", tuple(f"{s}\n{raised}" for s in container)) == {
+        Severity.ERROR
+    }
+
+
+def test_shared_memory_too_small_as_paddle_and_ray_say_it(matrix: Matrix) -> None:
+    """575 (Paddle's DataLoader worker) and 572 (Ray's object store against /dev/shm), in the
+    forms their sources print (Ray 1.0-1.2 and its later form with both sizes)."""
+    assert loud(matrix, body("575")) == {"SC502": Severity.ERROR}
+    assert loud(matrix, body("572")) == {"SC502": Severity.ERROR}
+    for line in (
+        "Unexpected BUS error encountered in DataLoader worker. This might be caused by "
+        "insufficient shared memory (shm), please check whether use_shared_memory is set and "
+        "storage space in /dev/shm is enough",
+        "ValueError: The configured object store size (9.5 GB) exceeds /dev/shm size (1.2 GB). "
+        "This will harm performance. Consider deleting files in /dev/shm or increasing its size "
+        "with --shm-size in Docker. To ignore this warning, set "
+        "RAY_OBJECT_STORE_ALLOW_SLOW_STORAGE=1.",
+        "  > The configured object store size exceeds the capacity of /dev/shm.",
+    ):
+        assert loud(matrix, line) == {"SC502": Severity.ERROR}, line
+    assert loud(matrix, "use_shared_memory=False was set; /dev/shm is 64G.") == {}
+    # Ray's later form names /dev/shm's size: a large one means the store was sized wrongly.
+    for healthy in ("382", "383"):
+        assert findings(matrix, body(healthy)) == {"SC502": Severity.INFO}, healthy
+
+
+def test_a_kubernetes_node_advertising_no_gpu(matrix: Matrix) -> None:
+    """564, 566: `kubectl describe node` with `nvidia.com/gpu:  0` (device plugin) or
+    `alpha.kubernetes.io/nvidia-gpu:  0` (kubelet 1.6-1.10) under Capacity/Allocatable; the
+    "Allocated resources" table's `nvidia.com/gpu  0  0` (no GPU pod yet) and a pod spec's
+    `nvidia.com/gpu: 0` (YAML, one space) say nothing of the node."""
+    assert loud(matrix, body("564")) == {"SC532": Severity.ERROR}
+    assert loud(matrix, body("566")) == {"SC532": Severity.ERROR}
+    node = "Capacity:\n cpu:                8\n nvidia.com/gpu:     0"
+    kubelet = "Allocatable:\n  alpha.kubernetes.io/nvidia-gpu:  0\n  cpu:  24"
+    allocated = "  Resource           Requests    Limits\n  nvidia.com/gpu     0           0"
+    pod = "resources:\n  limits:\n    nvidia.com/gpu: 0"
+    assert severities(matrix, "SC532", (node, kubelet)) == {Severity.ERROR}
+    assert severities(matrix, "SC532", (allocated, pod, node.replace(" 0", " 8"))) == {None}
+    plugin = (
+        "2023/06/12 09:21:25 No devices found. Waiting indefinitely.",
+        'I1204 07:31:31.765318       1 main.go:356] "No devices found. Waiting indefinitely."',
+    )
+    assert severities(matrix, "SC532", plugin) == {Severity.ERROR}
+    # A sentence about the cluster's nodes is no statement that the reporter has no GPU.
+    assert (
+        findings(matrix, "The nodes do not have GPUs after the upgrade.\n nvidia.com/gpu:     0")[
+            "SC532"
+        ]
+        is Severity.ERROR
+    )
+
+
+def test_mig_named_as_what_the_job_runs_on(matrix: Matrix) -> None:
+    """581 ("on NVIDIA A100 with MIG GPU instances") and 582 ("Trying to use NCCL with MIG"):
+    prose that puts the job on MIG instances; MIG named as off, or asked about, is not."""
+    assert loud(matrix, body("581")) == {"SC1121": Severity.WARNING}
+    assert loud(matrix, body("582")) == {"SC1121": Severity.WARNING}
+    on = "I run the benchmark on A100 MIG compute instances."
+    over = "We are training DDP over MIG and it hangs."
+    using = "Using DDP with MIG fails at init."
+    assert severities(matrix, "SC1121", (on, over, using)) == {Severity.WARNING}
+    off = "We run the job with MIG disabled."
+    less = "Training with MIG-less A100s works."
+    asked = "Can I use NCCL with MIG?"
+    assert severities(matrix, "SC1121", (off, less, asked)) == {None}
+
+
+def test_pytorchs_driver_too_old_without_its_version(matrix: Matrix) -> None:
+    """534: "RuntimeError: The NVIDIA driver on your system is too old" cut before its
+    "(found version N)"."""
+    assert loud(matrix, body("534")) == {"SC101": Severity.ERROR}
+    for line in (
+        "The NVIDIA driver on your system is too old",
+        "  UserWarning: CUDA initialization: The NVIDIA driver on your system is too old",
+        "AssertionError: The NVIDIA driver on your system is too old (found version 11040).",
+    ):
+        assert loud(matrix, line) == {"SC101": Severity.ERROR}, line
+    # The numbered form is the older entry's: the unnumbered one stays out of its way.
+    numbered = read_report("NVIDIA driver on your system is too old (found version 11040)", "p")
+    said = [o.value for o in numbered.snapshot.observations("driver-insufficient")]
+    assert said == ["NVIDIA driver on your system is too old (found version 11040)"]
+
+
+def test_a_process_that_could_not_lock_its_memory(matrix: Matrix) -> None:
+    """576: qdrant's mlock ENOMEM in docker; the same errno as other programs print it. An RDMA
+    setup failure is SC512's, and a line that merely names mlock is nothing."""
+    assert loud(matrix, body("576")) == {"SC1321": Severity.WARNING}
+    for line in (
+        "mlock: Cannot allocate memory",
+        "mlockall failed: Cannot allocate memory",
+        "warning: failed to mlock 73728000-byte buffer (after previously locking 0 bytes): "
+        "Cannot allocate memory",
+        "[2023-01-01T00:00:00,000][WARN ][o.e.b.JNANatives] Unable to lock JVM Memory: "
+        "error=12, reason=Cannot allocate memory",
+    ):
+        assert loud(matrix, line) == {"SC1321": Severity.WARNING}, line
+    limited = "max locked memory       (kbytes, -l) 8192\nmlock: Cannot allocate memory"
+    said = [
+        f.message
+        for f in check(read_report(limited, "p").snapshot, matrix).findings
+        if f.id == "SC1321"
+    ]
+    assert len(said) == 1 and "(locked memory limited to 8192 KiB)" in said[0]
+    rdma = "ibv_create_cq() failed: Cannot allocate memory\nmlock: Cannot allocate memory"
+    assert "SC1321" not in findings(matrix, rdma)
+    for line in ("we call mlock to pin the buffers", "mlock is allowed: Cannot find device"):
+        assert "SC1321" not in findings(matrix, line), line
+
+
+def test_docker_without_the_nvidia_runtime_in_its_older_words(matrix: Matrix) -> None:
+    """Docker 17-19's `Unknown runtime specified nvidia.` is today's `unknown or invalid runtime
+    name: nvidia` (NVIDIA/nvidia-docker#838); another runtime's name is not the GPU's."""
+    older = (
+        "docker: Error response from daemon: Unknown runtime specified nvidia.",
+        "I am getting unknown runtime specified nvidia",
+        "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    )
+    assert severities(matrix, "SC532", older) == {Severity.ERROR}
+    other = "docker: Error response from daemon: Unknown runtime specified kata."
+    assert severities(matrix, "SC532", (other,)) == {None}
+
+
+def test_cudas_unknown_error_at_initialisation_is_recognised(matrix: Matrix) -> None:
+    """PyTorch's warning and error for cudaErrorUnknown at start-up (and Caffe2's words): read
+    as CUDA unavailable, which alone names no cause (no finding), and not "nothing recognised"."""
+    for line in (
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment,"
+        " e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the "
+        "available devices to be zero.",
+        "E0508 18:40:25.340945  8217 common_gpu.cc:55] Found an unknown error - this may be due "
+        "to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES "
+        "after program start. I will set the available devices to be zero.",
+    ):
+        snapshot = read_report(line, "pasted").snapshot
+        assert [o.kind for o in snapshot.observed] == ["cuda-unavailable"], line
+        assert loud(matrix, line) == {}, line

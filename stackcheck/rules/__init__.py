@@ -80,7 +80,7 @@ from stackcheck.rules.libfabric_provider import (
 )
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
-from stackcheck.rules.memlock import MemlockLimited, RdmaCannotPinMemory
+from stackcheck.rules.memlock import MemlockLimited, MlockFailed, RdmaCannotPinMemory
 from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.numa_affinity import GpuNicAcrossNuma
@@ -174,6 +174,7 @@ RULES: tuple[Rule, ...] = (
     FabricManagerWithoutNvswitch(),
     NcclGraphFileSet(),
     NcclSocketInterfaceMissing(),
+    MlockFailed(),
 )
 
 

@@ -133,3 +133,40 @@ class RdmaCannotPinMemory(Rule):
             "limit is too low.",
             [o.evidence for o in errors[:2]],
         )
+
+
+class MlockFailed(Rule):
+    id = "SC1321"
+    name = "mlock-failed"
+    family = "memlock"
+    severity = Severity.WARNING
+    title = "A process could not lock its memory"
+    doc = RuleDoc(
+        what="Reads the messages of a process whose `mlock`/`mlockall` failed with `Cannot "
+        "allocate memory` (ENOMEM): `mlock failed: Cannot allocate memory`, llama.cpp's "
+        "`failed to mlock N-byte buffer`, qdrant's `Failed to lock ... in memory: Cannot "
+        "allocate memory (os error 12)`, Elasticsearch's `Unable to lock JVM Memory: error=12`. "
+        "Where RDMA setup failed the same way, SC512 says it instead.",
+        why="ENOMEM from mlock means the locked-memory limit (RLIMIT_MEMLOCK, `ulimit -l`; "
+        "a container's default is 64 KiB or 8 MiB) is below what the process asked to pin: "
+        "it runs on with pageable memory (slower, may be swapped) or gives up.",
+        example="`ERROR segment::vector_storage::mmap_vectors] Failed to lock deleted flags for "
+        "quantized mmap segment in memory: Cannot allocate memory (os error 12)` in docker "
+        "(qdrant/qdrant#1885).",
+        fix="Raise the limit where the process runs: `docker run --ulimit memlock=-1:-1`, "
+        "compose `ulimits: memlock: -1`, `LimitMEMLOCK=infinity` for a systemd unit, or "
+        "`* - memlock unlimited` in /etc/security/limits.conf.",
+        references=("https://github.com/qdrant/qdrant/pull/1885",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        failed = ctx.snapshot.observations("mlock-failed")
+        if not failed or ctx.snapshot.observations("rdma-enomem"):
+            return
+        limit = ctx.snapshot.runtime.memlock_bytes
+        shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
+        yield self.finding(
+            f"A process could not lock memory{shown}: {(failed[0].value or '')[:100]}; the "
+            "locked-memory limit is too low for it.",
+            [o.evidence for o in failed[:2]],
+        )

@@ -143,6 +143,10 @@ _CPU = re.compile(
     r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
     r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?)\s(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
+    r"{0,3}?(?:without|with\sno)\s(?:an?\s|any\s)?(?:cuda\s|nvidia\s)?gpus?\b"
+    r"(?!\s(?:flags?|requests?|options?|access|resources?)\b)"
+    r"(?![^.?!]{0,60}\b(?:docker|container|pod|--gpus)\b)|"
     r"\bbetween\s(?:the\s)?gpu\sand\s(?:the\s)?cpu\b|"
     r"\bfall(?:s|ing)?\s?back\s(?:to|on)\s(?:the\s)?cpu\b|"
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
@@ -151,6 +155,9 @@ _CPU = re.compile(
 # An Apple-silicon Mac has no NVIDIA GPU to give CUDA (older Intel Macs could, so macOS alone is
 # not enough): an M-series chip named as a Mac's, a Mac said to lack CUDA or a GPU, or PyTorch's
 # Apple-GPU device asked for. "Mac" keeps its case, so a "MAC address" is not one.
+# What a sentence about a missing GPU may be about, other than the reporter's machine.
+_GPU_HOLDER = re.compile(r"\b(?:nodes?|pods?|kubernetes|k8s|kubelet)\b", re.IGNORECASE)
+
 _MAC = re.compile(
     r"\bM[1-4](?:\s(?i:pro|max|ultra))?\s(?i:chip|mac(?:book)?)\b|\bM\s?-?series\s(?i:chip|mac)|"
     r"\bMac(?i:book)?(?:\s(?i:pro|air))?(?:\s20\d\d)?\s(?:(?i:with)\s)?(?:an?\s)?M[1-4]\b|"
@@ -204,7 +211,11 @@ _MIG = re.compile(
     r"\bMIG(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
     r"enabled|configured|activated)\b|"
     r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
-    r"\bMIG[-\s](?:enabled|partitioned)\b|\bMIG\s(?:instances?|slices?|partitions?)\b"
+    r"\bMIG[-\s](?:enabled|partitioned)\b|"
+    r"\bMIG\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
+    # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
+    r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\sMIG\b"
+    r"(?![-\w]|\s(?:mode\s)?(?:disabled|off)\b)"
 )
 
 
@@ -297,6 +308,8 @@ def gpu_request_stated(line: Line) -> list[Fact]:
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
+    if _GPU_HOLDER.search(line.text):
+        return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
     return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
