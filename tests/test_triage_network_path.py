@@ -477,7 +477,9 @@ def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
         "`Bootstrap : no socket interface found` and `invalid usage`.\n"
     )
     found = findings(matrix, quoted)["SC1312"]
-    assert found.severity is Severity.ERROR and found.family == "env-vars"
+    # Without the setting in the text the host's network may be at fault, not the stack
+    # (marin-community/marin#7018, the same cluster: a pattern left non-routable interfaces).
+    assert found.severity is Severity.INFO and found.family == "env-vars"
     # NVIDIA/nccl#1837 prints the setting; the WARN is the one NCCL's src/bootstrap.cc prints
     # (v2.27.3-1), added here with that thread's prefix.
     log = (
@@ -486,6 +488,10 @@ def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
         "[trainer3]:twshared1016:1958:1958 [3] bootstrap.cc:115 NCCL WARN Bootstrap : no "
         "socket interface found\n"
     )
-    assert "NCCL_SOCKET_IFNAME=eth2" in findings(matrix, log)["SC1312"].message
+    named = findings(matrix, log)["SC1312"]
+    assert "NCCL_SOCKET_IFNAME=eth2" in named.message and named.severity is Severity.ERROR
+    # An exclusion pattern leaves every other interface: the host's network is at fault.
+    excluded = log.replace("to eth2", "to ^ibs,lo,docker")
+    assert findings(matrix, excluded)["SC1312"].severity is Severity.INFO
     # The setting alone, with NCCL using the interface, is fine.
     assert "SC1312" not in findings(matrix, log.splitlines()[0] + "\n")

@@ -472,6 +472,7 @@ class NcclSocketInterfaceMissing(Rule):
     name = "nccl-socket-interface-missing"
     family = "env-vars"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "NCCL found no network interface to bootstrap on"
     doc = RuleDoc(
         what="Reads NCCL's `Bootstrap : no socket interface found`, `NET/Socket : no interface "
@@ -482,7 +483,11 @@ class NcclSocketInterfaceMissing(Rule):
         "for an exact name, `^` to exclude): a name copied from another host or cluster, or one "
         "that does not exist inside the container, matches nothing and communicator setup "
         "fails (marin-community/marin#6940). Without it, NCCL skips lo and docker*, so a "
-        "container with no other interface fails the same way.",
+        "container with no other interface fails the same way. The message alone (no "
+        "setting in the text), or with an exclusion pattern (`^...`, which leaves every other "
+        "interface to NCCL), is `info`: the fault then lies in the host's or cluster's network "
+        "(no routable interface up in the container, a pattern that leaves a non-routable one; "
+        "marin-community/marin#7018), not in the GPU stack.",
         example="NCCL_SOCKET_IFNAME=eth2 on hosts whose interfaces are ens5 and lo.",
         fix="Set NCCL_SOCKET_IFNAME to a prefix of the interface that carries the nodes' "
         "addresses (`ip -4 addr`), or unset it; in containers use host networking or pass the "
@@ -500,13 +505,19 @@ class NcclSocketInterfaceMissing(Rule):
         env = ctx.snapshot.env
         named = [(n, env[n]) for n in ("NCCL_SOCKET_IFNAME", "NCCL_COMM_ID") if n in env]
         said = ", ".join(f"{n}={v.value}" for n, v in named)
+        # Only a value that names interfaces (not one that excludes them) is a setting at
+        # fault; otherwise the host's network is, which is advice here (marin#7018).
+        naming = any(not v.value.strip().startswith("^") for _, v in named)
         yield self.finding(
             "NCCL found no network interface to bootstrap on"
             + (
                 f" with {said}: the value matches none of this host's interfaces."
-                if named
-                else ": NCCL_SOCKET_IFNAME, where it is set, matches none of this host's "
-                "interfaces; unset, NCCL sees only lo and docker* (or nothing)."
+                if naming
+                else (f" with {said}" if named else "")
+                + ": no interface NCCL may use has an address that reaches the other nodes. "
+                "Check NCCL_SOCKET_IFNAME where it is set and the interfaces the process "
+                "sees (`ip -4 addr`); unset, NCCL skips lo and docker*."
             ),
             [seen[0].evidence, *(v.evidence for _, v in named)],
+            severity=None if naming else Severity.INFO,
         )
