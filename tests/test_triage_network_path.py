@@ -495,3 +495,16 @@ def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
     assert findings(matrix, excluded)["SC1312"].severity is Severity.INFO
     # The setting alone, with NCCL using the interface, is fine.
     assert "SC1312" not in findings(matrix, log.splitlines()[0] + "\n")
+
+
+def test_nccl_p2p_level_that_means_no_p2p(matrix: Matrix) -> None:
+    # NVIDIA/nccl#332: the log line quoted in prose; the value is 0 (LOC), not `0"`.
+    quoted = '"NCCL INFO NCCL_P2P_LEVEL set by environment to 0"\n'
+    found = findings(matrix, quoted)["SC601"]
+    assert "NCCL_P2P_LEVEL=0 " in found.message and found.severity is Severity.WARNING
+    # NCCL 2.5.6 (the same thread) reads the text level NVL as 0; NCCL 2.6 and later read it.
+    old = "I'm using nccl 2.5.6-2 with cuda 10.1.2 on RHEL 7.6.\nexport NCCL_P2P_LEVEL=NVL\n"
+    assert "before 2.6" in findings(matrix, old)["SC601"].message
+    new = old.replace("2.5.6-2", "2.18.3-1")
+    assert "SC601" not in findings(matrix, new)
+    assert "SC601" not in findings(matrix, "NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n")

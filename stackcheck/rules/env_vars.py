@@ -15,7 +15,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.models import EnvVarAdvice
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import component_versions, infiniband_present, satisfies
-from stackcheck.snapshot.model import EnvVar, Evidence
+from stackcheck.snapshot.model import ComponentName, EnvVar, Evidence
 
 _TRUE = ("1", "true", "yes", "on")
 NGC_IMAGE = re.compile(r"(?:^|/)nvcr\.io/nvidia/")
@@ -44,9 +44,10 @@ class NcclTransportDisabled(Rule):
     lowest = Severity.INFO
     title = "NCCL's peer-to-peer or shared-memory transport is turned off"
     doc = RuleDoc(
-        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1. Both together with NCCL_NET "
-        "naming a network send every transfer, inside a node too, over the NICs: that is how "
-        "a network is measured from one node, so it is an info.",
+        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1, and NCCL_P2P_LEVEL at 0 (LOC), "
+        "or a text level (NVL, PIX) that NCCL before 2.6 reads as 0. P2P and SHM off together "
+        "with NCCL_NET naming a network send every transfer, inside a node too, over the NICs: "
+        "that is how a network is measured from one node, so it is an info.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -54,7 +55,10 @@ class NcclTransportDisabled(Rule):
         example="NCCL_P2P_DISABLE=1 exported in a training image to get past a hang on one server.",
         fix="Remove it, and fix the cause of the original hang: disable PCIe ACS or use "
         "`iommu=pt` on bare metal (see NCCL's troubleshooting guide).",
-        references=("https://github.com/NVIDIA/nccl/issues/631",),
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/631",
+            "https://github.com/NVIDIA/nccl/issues/332",
+        ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -79,6 +83,29 @@ class NcclTransportDisabled(Rule):
                 )
             else:
                 yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])
+        yield from self._p2p_level_local(ctx)
+
+    def _p2p_level_local(self, ctx: CheckContext) -> Iterable[Finding]:
+        """NCCL_P2P_LEVEL at 0/LOC never uses P2P; NCCL before 2.6 reads a text level (NVL,
+        PIX, ...) with atoi, i.e. as 0 (NVIDIA/nccl#332)."""
+        var = ctx.snapshot.env.get("NCCL_P2P_LEVEL")
+        if var is None:
+            return
+        value = var.value.strip().upper()
+        if value in ("0", "LOC"):
+            why = "never lets NCCL use peer-to-peer between GPUs of one node"
+        elif value.isalpha() and any(
+            ctx.version_at_least(nccl.version, "2.6") is False
+            for nccl in ctx.installations(ComponentName.NCCL)
+        ):
+            why = "is read as 0 (LOC, no peer-to-peer) by NCCL before 2.6, which takes only numbers"
+        else:
+            return
+        yield self.finding(
+            f"NCCL_P2P_LEVEL={var.value} {why}; unset it and NCCL's topology search picks NVLink "
+            "or PCIe P2P where the GPUs have it.",
+            [var.evidence],
+        )
 
 
 class NcclIbDisabled(Rule):
