@@ -508,3 +508,24 @@ def test_nccl_p2p_level_that_means_no_p2p(matrix: Matrix) -> None:
     new = old.replace("2.5.6-2", "2.18.3-1")
     assert "SC601" not in findings(matrix, new)
     assert "SC601" not in findings(matrix, "NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n")
+
+
+def test_two_nccl_builds_listed_side_by_side(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1784: nccl-tests built with a source NCCL 2.27.0 loaded the system 2.23.4.
+    listing = (
+        "lrwxrwxrwx 1 root root 17 Jul 17 19:02 /workspace/3rdparty/nccl/build/lib/libnccl.so.2 "
+        "-> libnccl.so.2.27.0\n"
+        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 "
+        "-> libnccl.so.2.23.4\n"
+    )
+    found = findings(matrix, listing)["SC302"]
+    assert "2.27.0 (/workspace/3rdparty/nccl/build/lib/libnccl.so.2)" in found.message
+    assert found.severity is Severity.WARNING
+    # One build, its link and its file, is one copy; so is the same release in two folders.
+    one = (
+        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 "
+        "-> libnccl.so.2.23.4\n"
+        "-rw-r--r-- 1 root root 9 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2.23.4\n"
+    )
+    assert "SC302" not in findings(matrix, one)
+    assert "SC302" not in findings(matrix, listing.replace("2.27.0", "2.23.4"))
