@@ -529,3 +529,15 @@ def test_two_nccl_builds_listed_side_by_side(matrix: Matrix) -> None:
     )
     assert "SC302" not in findings(matrix, one)
     assert "SC302" not in findings(matrix, listing.replace("2.27.0", "2.23.4"))
+
+
+def test_nvls_failure_cut_off_and_nvlink_bad_state_said(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#276: the paste stops before the closing quote; the fabric manager had
+    # been restarted without a GPU reset.
+    cut = "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error\n"
+    assert "CUDA error 999 'unknown error'" in findings(matrix, cut)["SC521"].message
+    # NVIDIA/DCGM#304: the reporter names the NVLink state as the cause.
+    said = "We had some nodes where the local NVLink got into a bad state.\n"
+    assert findings(matrix, said)["SC1105"].severity is Severity.WARNING
+    assert "SC1105" not in findings(matrix, "Is the NVLink in a bad state?\n")
+    assert "SC1105" not in findings(matrix, "The NVLink was not in a bad state.\n")

@@ -189,11 +189,14 @@ def sockets_stated(line: Line) -> list[Fact]:
     return []
 
 
-# An NVLink stated down ("when one NVLink is down on a GPU", "two of the NVLinks were down").
+# An NVLink stated down ("when one NVLink is down on a GPU", "two of the NVLinks were down"),
+# inactive, or in a bad state ("the local NVLink got into a bad state", NVIDIA/DCGM#304).
 _NVLINK_DOWN = re.compile(
     r"\b(?:one|an?|some|two|three|\d{1,2})\s(?:of\s(?:the\s|its\s)?)?NVLinks?\s"
     r"(?:is|was|are|were|went|goes)\s(?:\w{1,12}\s)?down\b|"
-    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?down\b",
+    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?(?:down|inactive)\b|"
+    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went|got|gets|goes)\s(?:in|into)\s"
+    r"(?:an?\s)?(?:bad|broken|degraded|faulty|unhealthy|inactive|error)\sstate\b",
     re.IGNORECASE,
 )
 
