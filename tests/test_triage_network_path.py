@@ -541,3 +541,23 @@ def test_nvls_failure_cut_off_and_nvlink_bad_state_said(matrix: Matrix) -> None:
     assert findings(matrix, said)["SC1105"].severity is Severity.WARNING
     assert "SC1105" not in findings(matrix, "Is the NVLink in a bad state?\n")
     assert "SC1105" not in findings(matrix, "The NVLink was not in a bad state.\n")
+
+
+def test_nvshmem_ib_registration_failure_with_no_peermem(matrix: Matrix) -> None:
+    # Azure/azhpc-images#316: NVSHMEM over IB could not register GPU memory; lsmod shows no
+    # nv_peer_mem / nvidia_peermem.
+    failure = (
+        "src/comm/transports/common/transport_ib_common.cpp:58: NULL value mem registration "
+        "failed\n"
+    )
+    lsmod = (
+        "$ lsmod | grep nv\n"
+        "nvidia_uvm           1376256  0\n"
+        "nvidia_drm             69632  0\n"
+        "nvidia              56467456  106 nvidia_uvm,gdrdrv,nvidia_modeset\n"
+    )
+    found = findings(matrix, failure + lsmod)["SC432"]
+    assert found.family == "gdr" and found.severity is Severity.WARNING
+    # The failure alone says nothing of the modules; the listing alone says nothing of RDMA.
+    assert "SC432" not in findings(matrix, failure)
+    assert "SC432" not in findings(matrix, lsmod)
