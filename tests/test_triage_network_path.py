@@ -561,3 +561,19 @@ def test_nvshmem_ib_registration_failure_with_no_peermem(matrix: Matrix) -> None
     # The failure alone says nothing of the modules; the listing alone says nothing of RDMA.
     assert "SC432" not in findings(matrix, failure)
     assert "SC432" not in findings(matrix, lsmod)
+
+
+def test_aws_ofi_nccl_release_stated_in_prose(matrix: Matrix) -> None:
+    # aws/deep-learning-containers#6551: the plugin EFA 1.47.0 bundles hangs on broadcast.
+    said = (
+        "Adds a NCCL broadcast EFA test to reproduce:`aws-ofi-nccl` 1.18.0 (bundled in EFA "
+        "1.47.0, shipped by the PyTorch 2.11 image) hangs indefinitely on NCCL broadcast.\n"
+    )
+    report = check(read_report(said, "pasted").snapshot, matrix)
+    hang = [f for f in report.findings if f.id == "SC452" and "broadcast" in f.message]
+    assert len(hang) == 1 and "aws-ofi-nccl 1.18.0" in hang[0].message
+    assert hang[0].severity is Severity.WARNING  # sourced from a reproduction, not release notes
+    # The release a sentence names as the fix, or a target, is not the one in use.
+    fixed = "Fixed upstream in `aws-ofi-nccl` 1.20.0 (EFA 1.49.0).\n"
+    assert "SC452" not in findings(matrix, fixed)
+    assert "SC452" not in findings(matrix, "Please upgrade to aws-ofi-nccl 1.18.0.\n")

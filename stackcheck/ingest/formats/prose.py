@@ -367,9 +367,43 @@ def stated_nccl(line: Line) -> list[Fact]:
     return []
 
 
+# The aws-ofi-nccl plugin named with its version ("`aws-ofi-nccl` 1.18.0 (bundled in EFA
+# 1.47.0) hangs", "aws-ofi-nccl version 1.14.0"); one a sentence names as the fix ("fixed
+# upstream in aws-ofi-nccl 1.20.0") or as a target ("upgrade to ...", "conda install
+# aws-ofi-nccl=1.7.4") is not the one in use.
+_OFI_NCCL = re.compile(
+    r"(?<![\w-])`?(?:aws-ofi-nccl|aws\sofi\snccl|ofi-nccl|nccl-ofi)`?(?:\s(?:plugin|version))?"
+    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w.+])",
+    re.IGNORECASE,
+)
+_FIX_WORD = re.compile(
+    r"\b(?:fix\w{0,3}|resolv\w{0,3}|upgrad\w{0,3}|downgrad\w{0,3}|bump\w{0,3}|updat\w{0,3}|"
+    r"install|newer|latest)\b"
+    r"[^.]{0,60}$",
+    re.IGNORECASE,
+)
+
+
+def stated_ofi_nccl(line: Line) -> list[Fact]:
+    """The aws-ofi-nccl release a sentence states as the one in use."""
+    if "ofi" not in line.text.lower():
+        return []
+    for sentence in _SENTENCE.split(line.text):
+        if _SUGGESTION.search(sentence) or _WORKS.search(sentence):
+            continue
+        found = _OFI_NCCL.search(sentence)
+        before = sentence[: found.start()] if found is not None else ""
+        if found is not None and not (_RANGE_WORD.search(before) or _FIX_WORD.search(before)):
+            said = {"stated": "prose"}
+            return [
+                ComponentFact(line, ComponentName.OFI_NCCL, version=found.group(1), properties=said)
+            ]
+    return []
+
+
 def stated_versions(line: Line) -> list[Fact]:
     """The driver, the PyTorch build and the NCCL a sentence states as the ones in use."""
-    nccl = stated_nccl(line)
+    nccl = stated_nccl(line) + stated_ofi_nccl(line)
     if _SUGGESTION.search(line.text):
         return nccl
     facts: list[Fact] = nccl
