@@ -577,3 +577,22 @@ def test_aws_ofi_nccl_release_stated_in_prose(matrix: Matrix) -> None:
     fixed = "Fixed upstream in `aws-ofi-nccl` 1.20.0 (EFA 1.49.0).\n"
     assert "SC452" not in findings(matrix, fixed)
     assert "SC452" not in findings(matrix, "Please upgrade to aws-ofi-nccl 1.18.0.\n")
+
+
+def test_nccl_2_25_1_launch_failure_known_issue(matrix: Matrix) -> None:
+    # NVIDIA/TensorRT-LLM#4238: the NCCL package version alone, then the failing launch.
+    text = (
+        "- Libraries: `2.25.1-1+cuda12.8`\n"
+        "- Fixed with: `2.26.2-1+cuda12.8`\n"
+        "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'\n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [n.version for n in snapshot.installations(ComponentName.NCCL)] == ["2.25.1"]
+    found = findings(matrix, text)["SC311"]
+    assert "enqueue.cc" in found.message and found.severity is Severity.WARNING
+    # 2.25.1 without that failure, or the failure on another release, is not this issue.
+    assert "SC311" not in findings(matrix, text.splitlines()[0] + "\n")
+    assert "SC311" not in findings(matrix, text.replace("2.25.1-1", "2.26.2-1"))
+    # A cuDNN or TensorRT package version (four numbers) is not NCCL's.
+    cudnn = read_report("- cuDNN: `8.9.7.29-1+cuda12.2`\n", "pasted").snapshot
+    assert not cudnn.installations(ComponentName.NCCL)

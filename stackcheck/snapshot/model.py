@@ -334,6 +334,7 @@ ObservationKind = Literal[
     "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
     "mig-selected",  # a process or pod is given MIG instances by name: MIG is meant to be on
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
+    "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")
 ]
 
 

@@ -331,6 +331,12 @@ _NCCL = re.compile(
     r"(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.+])",
     re.IGNORECASE,
 )
+# NCCL's package version, alone ("Libraries: `2.25.1-1+cuda12.8`", NVIDIA/TensorRT-LLM#4238):
+# three numbers, a package release and +cudaX.Y is libnccl2's form (cuDNN's and TensorRT's
+# packages carry four numbers).
+_NCCL_PACKAGE = re.compile(
+    r"(?<![\w.])`?(\d\.\d{1,2}\.\d{1,2})-\d{1,2}\+cuda\d{1,2}\.\d{1,2}`?(?![\w.])"
+)
 # A version bump names the one in use first ("Bump nvidia-nccl-cu13 from 2.28.9 to 2.30.7").
 _NCCL_BUMP = re.compile(
     r"(?<![\w-])(?:nvidia-)?nccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s",
@@ -358,6 +364,10 @@ def stated_nccl(line: Line) -> list[Fact]:
             found = _NCCL.search(sentence)
             if found is not None and _RANGE_WORD.search(sentence[: found.start()]):
                 found = None  # "since NCCL 2.12", "newer than NCCL 2.18": a range, not a stack
+            if found is None and "+cuda" in sentence:
+                found = _NCCL_PACKAGE.search(sentence)
+                if found is not None and _FIX_WORD.search(sentence[: found.start()]):
+                    found = None  # "Fixed with: 2.26.2-1+cuda12.8": the fix, not the stack
         if found is not None:
             return [
                 ComponentFact(
