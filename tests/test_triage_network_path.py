@@ -596,3 +596,25 @@ def test_nccl_2_25_1_launch_failure_known_issue(matrix: Matrix) -> None:
     # A cuDNN or TensorRT package version (four numbers) is not NCCL's.
     cudnn = read_report("- cuDNN: `8.9.7.29-1+cuda12.2`\n", "pasted").snapshot
     assert not cudnn.installations(ComponentName.NCCL)
+
+
+def test_fallback_to_sockets_said_beside_the_plugin(matrix: Matrix) -> None:
+    # NVIDIA/exemplar-performance#39: the plugin's file name NCCL looks for is not the one the
+    # EFA installer ships, and NCCL falls back to TCP sockets.
+    said = (
+        "- Document a critical NCCL plugin naming bug (NCCL 2.29+ looks for "
+        "`libnccl-net-aws-ofi.so` but EFA installer names it `libnccl-net-ofi.so`) that causes "
+        "silent fallback to TCP sockets with ~23% performance degradation\n"
+    )
+    found = findings(matrix, said)["SC413"]
+    assert found.family == "nccl-net-fallback" and found.severity is Severity.WARNING
+    # A denial, a condition, or a fallback with no plugin or fabric named says nothing.
+    assert "SC413" not in findings(
+        matrix, "With NCCL_NET=OFI the EFA job does not fall back to sockets.\n"
+    )
+    assert "SC413" not in findings(
+        matrix, "If the OFI plugin is absent it falls back to sockets.\n"
+    )
+    assert "SC413" not in findings(
+        matrix, "The client falls back to TCP sockets when HTTP fails.\n"
+    )

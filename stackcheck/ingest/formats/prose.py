@@ -180,12 +180,34 @@ _SOCKETS_STATED = re.compile(
 )
 
 
+# The fallback said without NCCL's name, beside the net plugin or the fabric it bypassed ("a
+# plugin naming bug (NCCL 2.29+ looks for libnccl-net-aws-ofi.so ...) that causes silent
+# fallback to TCP sockets", NVIDIA/exemplar-performance#39).
+_FALLBACK = re.compile(
+    r"\bf(?:alls?|ell|alling)[\s-]?back\sto\s(?:its\s|the\s)?(?:TCP\s)?sockets?\b"
+)
+_DENIED = re.compile(r"\b(?:not|never|no|avoid\w{0,3}|prevent\w{0,3}|without)\b|n't\b", re.I)
+_PLUGIN_OR_FABRIC = re.compile(
+    r"libnccl-net|\bnet\splugin|\bOFI\b|\b(EFA|InfiniBand|RoCE)\b", re.IGNORECASE
+)
+
+
 def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
             fabric = found.group(1) or found.group(2) or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
+        fallback = _FALLBACK.search(sentence)
+        if (
+            fallback is not None
+            and _asserted(sentence)
+            and not _DENIED.search(sentence[: fallback.start()])
+        ):
+            named = [m.group(1) for m in _PLUGIN_OR_FABRIC.finditer(sentence)]
+            if named:
+                fabric = next((n for n in named if n), "EFA")
+                return [ObservationFact(line, "socket-fallback-stated", fabric)]
     return []
 
 
