@@ -618,3 +618,28 @@ def test_fallback_to_sockets_said_beside_the_plugin(matrix: Matrix) -> None:
     assert "SC413" not in findings(
         matrix, "The client falls back to TCP sockets when HTTP fails.\n"
     )
+
+
+def test_gpu_line_of_an_environment_list(matrix: Matrix) -> None:
+    # NVIDIA/nccl#2418: the GPU and the NCCL of an issue's environment list.
+    text = (
+        "- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition, 96 GB each\n"
+        "- Failing NCCL runtime: 2.26.2+cuda12.2\n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [g.name for g in snapshot.gpus.devices] == [
+        "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"
+    ]
+    report = check(snapshot, matrix)
+    crash = [f for f in report.findings if f.id == "SC311" and "illegal memory" in f.message]
+    assert len(crash) == 1 and crash[0].severity is Severity.WARNING
+    # Not an NVIDIA GPU, or not a GPU at all: nothing.
+    for line in ("GPU: AMD MI300X\n", "GPU: yes\n", "GPU: Hello world\n"):
+        assert not read_report(line, "pasted").snapshot.gpus.devices
+    # Another GPU with that NCCL is not this issue.
+    h100 = text.replace("RTX PRO 6000 Blackwell Workstation Edition", "H100 80GB HBM3")
+    assert not [
+        f
+        for f in check(read_report(h100, "x").snapshot, matrix).findings
+        if "illegal memory" in f.message
+    ]

@@ -41,7 +41,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact, ObservationFact
+from stackcheck.ingest.facts import (
+    ComponentFact,
+    ContainerFact,
+    EnvFact,
+    Fact,
+    GpuFact,
+    ObservationFact,
+)
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
@@ -451,6 +458,25 @@ def stated_versions(line: Line) -> list[Fact]:
     return facts
 
 
+# An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
+# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"): an NVIDIA name, up to a comma or bracket.
+_GPU_LINE = re.compile(
+    r"^\s{0,8}(?:[-*]\s)?\**GPUs?(?:\s(?:model|type|models))?\**\s?[:\uff1a]\s?\**\s?"
+    r"(?:\d{1,3}\s?[x\u00d7]\s?)?"
+    r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
+    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|$)",
+    re.IGNORECASE,
+)
+
+
+def gpu_stated(line: Line) -> list[Fact]:
+    """The GPU an environment list names on a `GPU:` line."""
+    if "gpu" not in line.text[:16].lower():
+        return []
+    found = _GPU_LINE.match(line.text)
+    return [GpuFact(line, found.group(1).strip())] if found is not None else []
+
+
 class Prose(Format):
     name = "prose"
     title = "text"
@@ -476,6 +502,7 @@ class Prose(Format):
                 *mig_stated(line),
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
+                *gpu_stated(line),
             )
         ]
 
