@@ -643,3 +643,17 @@ def test_gpu_line_of_an_environment_list(matrix: Matrix) -> None:
         for f in check(read_report(h100, "x").snapshot, matrix).findings
         if "illegal memory" in f.message
     ]
+
+
+def test_nccl_proto_forcing_ll128(matrix: Matrix) -> None:
+    # NVIDIA/nccl#831: LL128 forced over sockets; nccl-tests' data check failed at random.
+    forced = (
+        "mpirun --allow-run-as-root -np 2 -npernode 1 -x NCCL_DEBUG=WARN -x NCCL_PROTO=LL128 "
+        "-x NCCL_IB_DISABLE=1 -H ai001_ip:8,ai002_ip:8 all_reduce_perf -t 1 -g 1\n"
+    )
+    found = findings(matrix, forced)["SC1331"]
+    assert found.severity is Severity.WARNING and "NCCL_PROTO=LL128" in found.message
+    assert "SC1331" in findings(matrix, "export NCCL_PROTO=LL,LL128,Simple\n")
+    # Excluding LL128, or choosing other protocols, is not forcing it.
+    for value in ("^LL128", "Simple", "LL,Simple"):
+        assert "SC1331" not in findings(matrix, f"export NCCL_PROTO={value}\n")

@@ -29,6 +29,7 @@ from stackcheck.rules.env_vars import (
     NcclDebugVerbose,
     NcclGraphFileSet,
     NcclIbDisabled,
+    NcclProtoLl128Forced,
     NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
@@ -174,6 +175,7 @@ RULES: tuple[Rule, ...] = (
     FabricManagerWithoutNvswitch(),
     NcclGraphFileSet(),
     NcclSocketInterfaceMissing(),
+    NcclProtoLl128Forced(),
 )
 
 

@@ -548,3 +548,45 @@ class NcclSocketInterfaceMissing(Rule):
             [seen[0].evidence, *(v.evidence for _, v in named)],
             severity=None if naming else Severity.INFO,
         )
+
+
+class NcclProtoLl128Forced(Rule):
+    id = "SC1331"
+    name = "nccl-proto-ll128-forced"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL_PROTO turns on LL128 by hand"
+    doc = RuleDoc(
+        what="Flags NCCL_PROTO values that name LL128 (`LL128`, `LL,LL128,Simple`); an exclusion "
+        "(`^LL128`) is not flagged.",
+        why="NCCL enables LL128 only where the path keeps its 128-byte stores intact (NVLink, "
+        "and networks it has checked). Forced elsewhere, over sockets or through the CPU, it can "
+        "corrupt data silently: nccl-tests' data check failed at random with LL128 forced over "
+        "sockets (NVIDIA/nccl#831, maintainer: LL128 needs many conditions or it corrupts data), "
+        "and NCCL 2.18.1's release notes tell HGX H100 users to set NCCL_PROTO=^LL128 where the "
+        "Tree path transits the CPU. NCCL's docs list NCCL_PROTO under debugging variables "
+        "that should not stay set in production.",
+        example="mpirun -x NCCL_PROTO=LL128 -x NCCL_IB_DISABLE=1 all_reduce_perf ...",
+        fix="Unset NCCL_PROTO and let NCCL choose; to rule a protocol out while debugging, "
+        "exclude it (`NCCL_PROTO=^LL128`).",
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/831",
+            "https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-18-1.html",
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("NCCL_PROTO")
+        if var is None:
+            return
+        value = var.value.strip().strip("'\"")
+        named = {p.strip().lower() for p in value.split(",")}
+        if value.startswith("^") or "ll128" not in named:
+            return
+        yield self.finding(
+            f"NCCL_PROTO={var.value} makes NCCL use LL128 where it would not: on paths that do "
+            "not keep its 128-byte stores whole (sockets, traffic through the CPU) it can corrupt "
+            "data. Unset it.",
+            [var.evidence],
+        )
