@@ -17,6 +17,12 @@ def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
     return {f.id: f for f in report.findings}
 
 
+def saying(matrix: Matrix, text: str, rule_id: str, words: str) -> list[Finding]:
+    """The findings of one rule whose message has these words (a rule may report several)."""
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return [f for f in report.findings if f.id == rule_id and words in f.message]
+
+
 # NVIDIA/nccl#1637: NCCL 2.25.1 on a GeForce RTX 5090.
 SMEM_LOG = """\
 localhost:11326:11326 [0] NCCL INFO NCCL version 2.25.1+cuda12.2
@@ -569,8 +575,7 @@ def test_aws_ofi_nccl_release_stated_in_prose(matrix: Matrix) -> None:
         "Adds a NCCL broadcast EFA test to reproduce:`aws-ofi-nccl` 1.18.0 (bundled in EFA "
         "1.47.0, shipped by the PyTorch 2.11 image) hangs indefinitely on NCCL broadcast.\n"
     )
-    report = check(read_report(said, "pasted").snapshot, matrix)
-    hang = [f for f in report.findings if f.id == "SC452" and "broadcast" in f.message]
+    hang = saying(matrix, said, "SC452", "broadcast")
     assert len(hang) == 1 and "aws-ofi-nccl 1.18.0" in hang[0].message
     assert hang[0].severity is Severity.WARNING  # sourced from a reproduction, not release notes
     # The release a sentence names as the fix, or a target, is not the one in use.
@@ -630,19 +635,14 @@ def test_gpu_line_of_an_environment_list(matrix: Matrix) -> None:
     assert [g.name for g in snapshot.gpus.devices] == [
         "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"
     ]
-    report = check(snapshot, matrix)
-    crash = [f for f in report.findings if f.id == "SC311" and "illegal memory" in f.message]
+    crash = saying(matrix, text, "SC311", "illegal memory")
     assert len(crash) == 1 and crash[0].severity is Severity.WARNING
     # Not an NVIDIA GPU, or not a GPU at all: nothing.
     for line in ("GPU: AMD MI300X\n", "GPU: yes\n", "GPU: Hello world\n"):
         assert not read_report(line, "pasted").snapshot.gpus.devices
     # Another GPU with that NCCL is not this issue.
     h100 = text.replace("RTX PRO 6000 Blackwell Workstation Edition", "H100 80GB HBM3")
-    assert not [
-        f
-        for f in check(read_report(h100, "x").snapshot, matrix).findings
-        if "illegal memory" in f.message
-    ]
+    assert not saying(matrix, h100, "SC311", "illegal memory")
 
 
 def test_nccl_proto_forcing_ll128(matrix: Matrix) -> None:
