@@ -17,6 +17,12 @@ def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
     return {f.id: f for f in report.findings}
 
 
+def saying(matrix: Matrix, text: str, rule_id: str, words: str) -> list[Finding]:
+    """The findings of one rule whose message has these words (a rule may report several)."""
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return [f for f in report.findings if f.id == rule_id and words in f.message]
+
+
 # NVIDIA/nccl#1637: NCCL 2.25.1 on a GeForce RTX 5090.
 SMEM_LOG = """\
 localhost:11326:11326 [0] NCCL INFO NCCL version 2.25.1+cuda12.2
@@ -477,7 +483,9 @@ def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
         "`Bootstrap : no socket interface found` and `invalid usage`.\n"
     )
     found = findings(matrix, quoted)["SC1312"]
-    assert found.severity is Severity.ERROR and found.family == "env-vars"
+    # Without the setting in the text the host's network may be at fault, not the stack
+    # (marin-community/marin#7018, the same cluster: a pattern left non-routable interfaces).
+    assert found.severity is Severity.INFO and found.family == "env-vars"
     # NVIDIA/nccl#1837 prints the setting; the WARN is the one NCCL's src/bootstrap.cc prints
     # (v2.27.3-1), added here with that thread's prefix.
     log = (
@@ -486,6 +494,166 @@ def test_nccl_finding_no_interface_to_bootstrap_on(matrix: Matrix) -> None:
         "[trainer3]:twshared1016:1958:1958 [3] bootstrap.cc:115 NCCL WARN Bootstrap : no "
         "socket interface found\n"
     )
-    assert "NCCL_SOCKET_IFNAME=eth2" in findings(matrix, log)["SC1312"].message
+    named = findings(matrix, log)["SC1312"]
+    assert "NCCL_SOCKET_IFNAME=eth2" in named.message and named.severity is Severity.ERROR
+    # An exclusion pattern leaves every other interface: the host's network is at fault.
+    excluded = log.replace("to eth2", "to ^ibs,lo,docker")
+    assert findings(matrix, excluded)["SC1312"].severity is Severity.INFO
     # The setting alone, with NCCL using the interface, is fine.
     assert "SC1312" not in findings(matrix, log.splitlines()[0] + "\n")
+
+
+def test_nccl_p2p_level_that_means_no_p2p(matrix: Matrix) -> None:
+    # NVIDIA/nccl#332: the log line quoted in prose; the value is 0 (LOC), not `0"`.
+    quoted = '"NCCL INFO NCCL_P2P_LEVEL set by environment to 0"\n'
+    found = findings(matrix, quoted)["SC601"]
+    assert "NCCL_P2P_LEVEL=0 " in found.message and found.severity is Severity.WARNING
+    # NCCL 2.5.6 (the same thread) reads the text level NVL as 0; NCCL 2.6 and later read it.
+    old = "I'm using nccl 2.5.6-2 with cuda 10.1.2 on RHEL 7.6.\nexport NCCL_P2P_LEVEL=NVL\n"
+    assert "before 2.6" in findings(matrix, old)["SC601"].message
+    new = old.replace("2.5.6-2", "2.18.3-1")
+    assert "SC601" not in findings(matrix, new)
+    assert "SC601" not in findings(matrix, "NCCL INFO NCCL_P2P_LEVEL set by environment to NVL\n")
+
+
+def test_two_nccl_builds_listed_side_by_side(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1784: nccl-tests built with a source NCCL 2.27.0 loaded the system 2.23.4.
+    listing = (
+        "lrwxrwxrwx 1 root root 17 Jul 17 19:02 /workspace/3rdparty/nccl/build/lib/libnccl.so.2 "
+        "-> libnccl.so.2.27.0\n"
+        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 "
+        "-> libnccl.so.2.23.4\n"
+    )
+    found = findings(matrix, listing)["SC302"]
+    assert "2.27.0 (/workspace/3rdparty/nccl/build/lib/libnccl.so.2)" in found.message
+    assert found.severity is Severity.WARNING
+    # One build, its link and its file, is one copy; so is the same release in two folders.
+    one = (
+        "lrwxrwxrwx 1 root root 17 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2 "
+        "-> libnccl.so.2.23.4\n"
+        "-rw-r--r-- 1 root root 9 Sep 10  2024 /usr/lib/x86_64-linux-gnu/libnccl.so.2.23.4\n"
+    )
+    assert "SC302" not in findings(matrix, one)
+    assert "SC302" not in findings(matrix, listing.replace("2.27.0", "2.23.4"))
+
+
+def test_nvls_failure_cut_off_and_nvlink_bad_state_said(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#276: the paste stops before the closing quote; the fabric manager had
+    # been restarted without a GPU reset.
+    cut = "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error\n"
+    assert "CUDA error 999 'unknown error'" in findings(matrix, cut)["SC521"].message
+    # NVIDIA/DCGM#304: the reporter names the NVLink state as the cause.
+    said = "We had some nodes where the local NVLink got into a bad state.\n"
+    assert findings(matrix, said)["SC1105"].severity is Severity.WARNING
+    assert "SC1105" not in findings(matrix, "Is the NVLink in a bad state?\n")
+    assert "SC1105" not in findings(matrix, "The NVLink was not in a bad state.\n")
+
+
+def test_nvshmem_ib_registration_failure_with_no_peermem(matrix: Matrix) -> None:
+    # Azure/azhpc-images#316: NVSHMEM over IB could not register GPU memory; lsmod shows no
+    # nv_peer_mem / nvidia_peermem.
+    failure = (
+        "src/comm/transports/common/transport_ib_common.cpp:58: NULL value mem registration "
+        "failed\n"
+    )
+    lsmod = (
+        "$ lsmod | grep nv\n"
+        "nvidia_uvm           1376256  0\n"
+        "nvidia_drm             69632  0\n"
+        "nvidia              56467456  106 nvidia_uvm,gdrdrv,nvidia_modeset\n"
+    )
+    found = findings(matrix, failure + lsmod)["SC432"]
+    assert found.family == "gdr" and found.severity is Severity.WARNING
+    # The failure alone says nothing of the modules; the listing alone says nothing of RDMA.
+    assert "SC432" not in findings(matrix, failure)
+    assert "SC432" not in findings(matrix, lsmod)
+
+
+def test_aws_ofi_nccl_release_stated_in_prose(matrix: Matrix) -> None:
+    # aws/deep-learning-containers#6551: the plugin EFA 1.47.0 bundles hangs on broadcast.
+    said = (
+        "Adds a NCCL broadcast EFA test to reproduce:`aws-ofi-nccl` 1.18.0 (bundled in EFA "
+        "1.47.0, shipped by the PyTorch 2.11 image) hangs indefinitely on NCCL broadcast.\n"
+    )
+    hang = saying(matrix, said, "SC452", "broadcast")
+    assert len(hang) == 1 and "aws-ofi-nccl 1.18.0" in hang[0].message
+    assert hang[0].severity is Severity.WARNING  # sourced from a reproduction, not release notes
+    # The release a sentence names as the fix, or a target, is not the one in use.
+    fixed = "Fixed upstream in `aws-ofi-nccl` 1.20.0 (EFA 1.49.0).\n"
+    assert "SC452" not in findings(matrix, fixed)
+    assert "SC452" not in findings(matrix, "Please upgrade to aws-ofi-nccl 1.18.0.\n")
+
+
+def test_nccl_2_25_1_launch_failure_known_issue(matrix: Matrix) -> None:
+    # NVIDIA/TensorRT-LLM#4238: the NCCL package version alone, then the failing launch.
+    text = (
+        "- Libraries: `2.25.1-1+cuda12.8`\n"
+        "- Fixed with: `2.26.2-1+cuda12.8`\n"
+        "[1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'\n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [n.version for n in snapshot.installations(ComponentName.NCCL)] == ["2.25.1"]
+    found = findings(matrix, text)["SC311"]
+    assert "enqueue.cc" in found.message and found.severity is Severity.WARNING
+    # 2.25.1 without that failure, or the failure on another release, is not this issue.
+    assert "SC311" not in findings(matrix, text.splitlines()[0] + "\n")
+    assert "SC311" not in findings(matrix, text.replace("2.25.1-1", "2.26.2-1"))
+    # A cuDNN or TensorRT package version (four numbers) is not NCCL's.
+    cudnn = read_report("- cuDNN: `8.9.7.29-1+cuda12.2`\n", "pasted").snapshot
+    assert not cudnn.installations(ComponentName.NCCL)
+
+
+def test_fallback_to_sockets_said_beside_the_plugin(matrix: Matrix) -> None:
+    # NVIDIA/exemplar-performance#39: the plugin's file name NCCL looks for is not the one the
+    # EFA installer ships, and NCCL falls back to TCP sockets.
+    said = (
+        "- Document a critical NCCL plugin naming bug (NCCL 2.29+ looks for "
+        "`libnccl-net-aws-ofi.so` but EFA installer names it `libnccl-net-ofi.so`) that causes "
+        "silent fallback to TCP sockets with ~23% performance degradation\n"
+    )
+    found = findings(matrix, said)["SC413"]
+    assert found.family == "nccl-net-fallback" and found.severity is Severity.WARNING
+    # A denial, a condition, or a fallback with no plugin or fabric named says nothing.
+    assert "SC413" not in findings(
+        matrix, "With NCCL_NET=OFI the EFA job does not fall back to sockets.\n"
+    )
+    assert "SC413" not in findings(
+        matrix, "If the OFI plugin is absent it falls back to sockets.\n"
+    )
+    assert "SC413" not in findings(
+        matrix, "The client falls back to TCP sockets when HTTP fails.\n"
+    )
+
+
+def test_gpu_line_of_an_environment_list(matrix: Matrix) -> None:
+    # NVIDIA/nccl#2418: the GPU and the NCCL of an issue's environment list.
+    text = (
+        "- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition, 96 GB each\n"
+        "- Failing NCCL runtime: 2.26.2+cuda12.2\n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [g.name for g in snapshot.gpus.devices] == [
+        "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"
+    ]
+    crash = saying(matrix, text, "SC311", "illegal memory")
+    assert len(crash) == 1 and crash[0].severity is Severity.WARNING
+    # Not an NVIDIA GPU, or not a GPU at all: nothing.
+    for line in ("GPU: AMD MI300X\n", "GPU: yes\n", "GPU: Hello world\n"):
+        assert not read_report(line, "pasted").snapshot.gpus.devices
+    # Another GPU with that NCCL is not this issue.
+    h100 = text.replace("RTX PRO 6000 Blackwell Workstation Edition", "H100 80GB HBM3")
+    assert not saying(matrix, h100, "SC311", "illegal memory")
+
+
+def test_nccl_proto_forcing_ll128(matrix: Matrix) -> None:
+    # NVIDIA/nccl#831: LL128 forced over sockets; nccl-tests' data check failed at random.
+    forced = (
+        "mpirun --allow-run-as-root -np 2 -npernode 1 -x NCCL_DEBUG=WARN -x NCCL_PROTO=LL128 "
+        "-x NCCL_IB_DISABLE=1 -H ai001_ip:8,ai002_ip:8 all_reduce_perf -t 1 -g 1\n"
+    )
+    found = findings(matrix, forced)["SC1331"]
+    assert found.severity is Severity.WARNING and "NCCL_PROTO=LL128" in found.message
+    assert "SC1331" in findings(matrix, "export NCCL_PROTO=LL,LL128,Simple\n")
+    # Excluding LL128, or choosing other protocols, is not forcing it.
+    for value in ("^LL128", "Simple", "LL,Simple"):
+        assert "SC1331" not in findings(matrix, f"export NCCL_PROTO={value}\n")

@@ -29,6 +29,7 @@ from stackcheck.rules.env_vars import (
     NcclDebugVerbose,
     NcclGraphFileSet,
     NcclIbDisabled,
+    NcclProtoLl128Forced,
     NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
@@ -175,6 +176,7 @@ RULES: tuple[Rule, ...] = (
     NcclGraphFileSet(),
     NcclSocketInterfaceMissing(),
     MlockFailed(),
+    NcclProtoLl128Forced(),
 )
 
 

@@ -15,7 +15,7 @@ from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.models import EnvVarAdvice
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import component_versions, infiniband_present, satisfies
-from stackcheck.snapshot.model import EnvVar, Evidence
+from stackcheck.snapshot.model import ComponentName, EnvVar, Evidence
 
 _TRUE = ("1", "true", "yes", "on")
 NGC_IMAGE = re.compile(r"(?:^|/)nvcr\.io/nvidia/")
@@ -44,9 +44,10 @@ class NcclTransportDisabled(Rule):
     lowest = Severity.INFO
     title = "NCCL's peer-to-peer or shared-memory transport is turned off"
     doc = RuleDoc(
-        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1. Both together with NCCL_NET "
-        "naming a network send every transfer, inside a node too, over the NICs: that is how "
-        "a network is measured from one node, so it is an info.",
+        what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1, and NCCL_P2P_LEVEL at 0 (LOC), "
+        "or a text level (NVL, PIX) that NCCL before 2.6 reads as 0. P2P and SHM off together "
+        "with NCCL_NET naming a network send every transfer, inside a node too, over the NICs: "
+        "that is how a network is measured from one node, so it is an info.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -54,7 +55,10 @@ class NcclTransportDisabled(Rule):
         example="NCCL_P2P_DISABLE=1 exported in a training image to get past a hang on one server.",
         fix="Remove it, and fix the cause of the original hang: disable PCIe ACS or use "
         "`iommu=pt` on bare metal (see NCCL's troubleshooting guide).",
-        references=("https://github.com/NVIDIA/nccl/issues/631",),
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/631",
+            "https://github.com/NVIDIA/nccl/issues/332",
+        ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -79,6 +83,29 @@ class NcclTransportDisabled(Rule):
                 )
             else:
                 yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])
+        yield from self._p2p_level_local(ctx)
+
+    def _p2p_level_local(self, ctx: CheckContext) -> Iterable[Finding]:
+        """NCCL_P2P_LEVEL at 0/LOC never uses P2P; NCCL before 2.6 reads a text level (NVL,
+        PIX, ...) with atoi, i.e. as 0 (NVIDIA/nccl#332)."""
+        var = ctx.snapshot.env.get("NCCL_P2P_LEVEL")
+        if var is None:
+            return
+        value = var.value.strip().upper()
+        if value in ("0", "LOC"):
+            why = "never lets NCCL use peer-to-peer between GPUs of one node"
+        elif value.isalpha() and any(
+            ctx.version_at_least(nccl.version, "2.6") is False
+            for nccl in ctx.installations(ComponentName.NCCL)
+        ):
+            why = "is read as 0 (LOC, no peer-to-peer) by NCCL before 2.6, which takes only numbers"
+        else:
+            return
+        yield self.finding(
+            f"NCCL_P2P_LEVEL={var.value} {why}; unset it and NCCL's topology search picks NVLink "
+            "or PCIe P2P where the GPUs have it.",
+            [var.evidence],
+        )
 
 
 class NcclIbDisabled(Rule):
@@ -472,6 +499,7 @@ class NcclSocketInterfaceMissing(Rule):
     name = "nccl-socket-interface-missing"
     family = "env-vars"
     severity = Severity.ERROR
+    lowest = Severity.INFO
     title = "NCCL found no network interface to bootstrap on"
     doc = RuleDoc(
         what="Reads NCCL's `Bootstrap : no socket interface found`, `NET/Socket : no interface "
@@ -482,7 +510,11 @@ class NcclSocketInterfaceMissing(Rule):
         "for an exact name, `^` to exclude): a name copied from another host or cluster, or one "
         "that does not exist inside the container, matches nothing and communicator setup "
         "fails (marin-community/marin#6940). Without it, NCCL skips lo and docker*, so a "
-        "container with no other interface fails the same way.",
+        "container with no other interface fails the same way. The message alone (no "
+        "setting in the text), or with an exclusion pattern (`^...`, which leaves every other "
+        "interface to NCCL), is `info`: the fault then lies in the host's or cluster's network "
+        "(no routable interface up in the container, a pattern that leaves a non-routable one; "
+        "marin-community/marin#7018), not in the GPU stack.",
         example="NCCL_SOCKET_IFNAME=eth2 on hosts whose interfaces are ens5 and lo.",
         fix="Set NCCL_SOCKET_IFNAME to a prefix of the interface that carries the nodes' "
         "addresses (`ip -4 addr`), or unset it; in containers use host networking or pass the "
@@ -500,13 +532,61 @@ class NcclSocketInterfaceMissing(Rule):
         env = ctx.snapshot.env
         named = [(n, env[n]) for n in ("NCCL_SOCKET_IFNAME", "NCCL_COMM_ID") if n in env]
         said = ", ".join(f"{n}={v.value}" for n, v in named)
+        # Only a value that names interfaces (not one that excludes them) is a setting at
+        # fault; otherwise the host's network is, which is advice here (marin#7018).
+        naming = any(not v.value.strip().startswith("^") for _, v in named)
         yield self.finding(
             "NCCL found no network interface to bootstrap on"
             + (
                 f" with {said}: the value matches none of this host's interfaces."
-                if named
-                else ": NCCL_SOCKET_IFNAME, where it is set, matches none of this host's "
-                "interfaces; unset, NCCL sees only lo and docker* (or nothing)."
+                if naming
+                else (f" with {said}" if named else "")
+                + ": no interface NCCL may use has an address that reaches the other nodes. "
+                "Check NCCL_SOCKET_IFNAME where it is set and the interfaces the process "
+                "sees (`ip -4 addr`); unset, NCCL skips lo and docker*."
             ),
             [seen[0].evidence, *(v.evidence for _, v in named)],
+            severity=None if naming else Severity.INFO,
+        )
+
+
+class NcclProtoLl128Forced(Rule):
+    id = "SC1331"
+    name = "nccl-proto-ll128-forced"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "NCCL_PROTO turns on LL128 by hand"
+    doc = RuleDoc(
+        what="Flags NCCL_PROTO values that name LL128 (`LL128`, `LL,LL128,Simple`); an exclusion "
+        "(`^LL128`) is not flagged.",
+        why="NCCL enables LL128 only where the path keeps its 128-byte stores intact (NVLink, "
+        "and networks it has checked). Forced elsewhere, over sockets or through the CPU, it can "
+        "corrupt data silently: nccl-tests' data check failed at random with LL128 forced over "
+        "sockets (NVIDIA/nccl#831, maintainer: LL128 needs many conditions or it corrupts data), "
+        "and NCCL 2.18.1's release notes tell HGX H100 users to set NCCL_PROTO=^LL128 where the "
+        "Tree path transits the CPU. NCCL's docs list NCCL_PROTO under debugging variables "
+        "that should not stay set in production.",
+        example="mpirun -x NCCL_PROTO=LL128 -x NCCL_IB_DISABLE=1 all_reduce_perf ...",
+        fix="Unset NCCL_PROTO and let NCCL choose; to rule a protocol out while debugging, "
+        "exclude it (`NCCL_PROTO=^LL128`).",
+        references=(
+            "https://github.com/NVIDIA/nccl/issues/831",
+            "https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-18-1.html",
+            "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        var = ctx.snapshot.env.get("NCCL_PROTO")
+        if var is None:
+            return
+        value = var.value.strip().strip("'\"")
+        named = {p.strip().lower() for p in value.split(",")}
+        if value.startswith("^") or "ll128" not in named:
+            return
+        yield self.finding(
+            f"NCCL_PROTO={var.value} makes NCCL use LL128 where it would not: on paths that do "
+            "not keep its 128-byte stores whole (sockets, traffic through the CPU) it can corrupt "
+            "data. Unset it.",
+            [var.evidence],
         )

@@ -114,7 +114,9 @@ class MultipleNccl(Rule):
         "what a second NCCL makes programs print: an NCCL symbol undefined when a library "
         "loads (`libtorch_cuda.so: undefined symbol: ncclCommRegister`), NCCL 2.14 refusing a "
         "config from newer headers (`Invalid config blocking attribute value -2147483648`), "
-        "CMake's `link library [libnccl.so] in X may be hidden by files in`.",
+        "CMake's `link library [libnccl.so] in X may be hidden by files in`; and two "
+        "libnccl.so.2 of different releases in different folders outside Python environments "
+        "(`ls -l`, `ldconfig -p`, `find`).",
         why="A second NCCL on the search path silently wins: the job runs with a version it was "
         "not built or tested with — missing fixes, different tuning, or undefined symbols such "
         "as `ncclCommRegister` depending on import order (pytorch/pytorch#112285, "
@@ -124,7 +126,10 @@ class MultipleNccl(Rule):
         fix="Remove the foreign NCCL directory from LD_LIBRARY_PATH (or remove the extra "
         "installation) so PyTorch loads the NCCL it pins; to use a newer NCCL deliberately, "
         "upgrade the nvidia-nccl wheel instead.",
-        references=("https://github.com/pytorch/pytorch/issues/112285",),
+        references=(
+            "https://github.com/pytorch/pytorch/issues/112285",
+            "https://github.com/NVIDIA/nccl/issues/1784",
+        ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -154,7 +159,28 @@ class MultipleNccl(Rule):
                     f"({n.properties['wheels']}); the file there is NCCL {n.version or 'unknown'}.",
                     n.evidence,
                 )
-        yield from self._observed(ctx, nccl)
+        said = list(self._observed(ctx, nccl))
+        yield from said or self._listed_copies(nccl)
+
+    def _listed_copies(self, nccl: list[Installation]) -> Iterable[Finding]:
+        """Two libnccl.so.2 of different releases in different folders outside any Python
+        environment (a source build beside the system package): a program built against one
+        gets the other by its loader path (NVIDIA/nccl#1784: nccl-tests built with 2.27.0
+        loaded the system 2.23.4). Wheels are left to the checks above: torch finds its own."""
+        copies: dict[str, Installation] = {}
+        for n in nccl:
+            release = versions.release(n.version, 3) if n.version else None
+            if release is None or not n.path or "-packages/" in n.path or n.origin == "pip":
+                continue
+            copies.setdefault(release, n)
+        if len(copies) < 2 or len({posixpath.dirname(n.path or "") for n in copies.values()}) < 2:
+            return
+        shown = ", ".join(f"{n.version} ({n.path})" for n in copies.values())
+        yield self.finding(
+            f"Two NCCL builds are installed: {shown}. A program built against one loads "
+            "whichever comes first on its loader path (RPATH, LD_LIBRARY_PATH, ld.so.conf).",
+            [e for n in copies.values() for e in n.evidence[:1]],
+        )
 
     def _observed(self, ctx: CheckContext, nccl: list[Installation]) -> Iterable[Finding]:
         """The NCCL processes reported loading (``NCCL version ...``, torch.cuda.nccl.version())

@@ -335,6 +335,7 @@ ObservationKind = Literal[
     "mig-selected",  # a process or pod is given MIG instances by name: MIG is meant to be on
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
     "mlock-failed",  # a process could not lock memory (mlock ENOMEM): RLIMIT_MEMLOCK too low
+    "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")
 ]
 
 

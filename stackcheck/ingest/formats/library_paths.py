@@ -19,8 +19,10 @@ _LDD = re.compile(rf"^\s*({_NAME})\s+=>\s+(/\S{{1,400}}|not found)")
 _PATH = re.compile(rf"^\s*(/\S{{0,400}}/({_NAME}))\s*$")
 # tree(1): "│   ├── libnccl.so.2 -> libnccl.so.2.5.6"
 _TREE = re.compile(rf"^[\s│├└─|`-]{{2,60}}\s({_NAME})(?:\s+->\s+(\S{{1,400}}))?\s*$")
+# ls -l, with the listed file's directory where it is given ("ls -l /usr/lib/libnccl.so.2").
 _LS = re.compile(
-    rf"^[-l][rwxsStT-]{{9}}[.+@]?\s.{{0,200}}?\s({_NAME})(?:\s+->\s+(\S{{1,400}}))?\s*$"
+    rf"^[-l][rwxsStT-]{{9}}[.+@]?\s.{{0,200}}?\s(?:(/\S{{0,400}})/)?({_NAME})"
+    rf"(?:\s+->\s+(\S{{1,400}}))?\s*$"
 )
 _VERSIONED = (
     (re.compile(r"^libnccl\.so\.(\d+\.\d+\.\d+)$"), ComponentName.NCCL),
@@ -44,6 +46,12 @@ def library_fact(line: Line, name: str, path: str | None) -> Fact | None:
     return None
 
 
+def _listed(line: Line, name: str, target: str | None, path: str | None) -> Fact | None:
+    """A listed file, or the link and the file it points to (whose name has the version)."""
+    linked = library_fact(line, posixpath.basename(target), path) if target else None
+    return linked or library_fact(line, name, path)
+
+
 class LibraryPaths(Format):
     name = "library_paths"
     title = "library listing (ldconfig -p, ldd, find, ls -l)"
@@ -63,11 +71,11 @@ class LibraryPaths(Format):
                 fact = library_fact(line, real, path) or library_fact(line, name, path)
             elif (found := _PATH.match(text)) is not None:
                 fact = library_fact(line, found.group(2), found.group(1))
-            elif (found := _LS.match(text) or _TREE.match(text)) is not None:
-                target = found.group(2)
-                fact = (
-                    library_fact(line, posixpath.basename(target), None) if target else None
-                ) or (library_fact(line, found.group(1), None))
+            elif (found := _LS.match(text)) is not None:
+                folder, name, target = found.groups()
+                fact = _listed(line, name, target, f"{folder}/{name}" if folder else None)
+            elif (found := _TREE.match(text)) is not None:
+                fact = _listed(line, found.group(1), found.group(2), None)
             else:
                 fact = None
             if fact is not None:

@@ -51,8 +51,11 @@ _PLUGIN_FAILED = re.compile(
 _GDR_OFF = re.compile(r"GDR disabled on GDR-supported instance type ([\w.-]{1,40})")
 _MEMREG = re.compile(r"NET/OFI Unable to register memory \(type = 2\)")
 # "NCCL_IB_DISABLE set by environment to 0."; the IB and socket transports print their own
-# "NCCL_IB_HCA set to mlx5_0:1" (src/transport/net_ib.cc, net_socket.cc).
-_SET_BY_ENV = re.compile(r"\b([A-Z][A-Z0-9_]{2,60}) set (?:by environment )?to (\S{1,400}?)\.?\s*$")
+# "NCCL_IB_HCA set to mlx5_0:1" (src/transport/net_ib.cc, net_socket.cc). A line quoted in
+# prose ("... set by environment to 0") keeps its quotes out of the value (NVIDIA/nccl#332).
+_SET_BY_ENV = re.compile(
+    r"\b([A-Z][A-Z0-9_]{2,60}) set (?:by environment )?to [\"'`]?(\S{1,400}?)[.\"'`]{0,3}\s*$"
+)
 _MISSING_FILE = re.compile(
     r"(lib[\w+.-]{1,80}?\.so(?:\.\d{1,4}){0,4}): cannot open shared object file"
 )

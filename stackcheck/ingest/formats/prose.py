@@ -41,7 +41,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, ContainerFact, EnvFact, Fact, ObservationFact
+from stackcheck.ingest.facts import (
+    ComponentFact,
+    ContainerFact,
+    EnvFact,
+    Fact,
+    GpuFact,
+    ObservationFact,
+)
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
@@ -187,20 +194,45 @@ _SOCKETS_STATED = re.compile(
 )
 
 
+# The fallback said without NCCL's name, beside the net plugin or the fabric it bypassed ("a
+# plugin naming bug (NCCL 2.29+ looks for libnccl-net-aws-ofi.so ...) that causes silent
+# fallback to TCP sockets", NVIDIA/exemplar-performance#39).
+_FALLBACK = re.compile(
+    r"\bf(?:alls?|ell|alling)[\s-]?back\sto\s(?:its\s|the\s)?(?:TCP\s)?sockets?\b"
+)
+_DENIED = re.compile(r"\b(?:not|never|no|avoid\w{0,3}|prevent\w{0,3}|without)\b|n't\b", re.I)
+_PLUGIN_OR_FABRIC = re.compile(
+    r"libnccl-net|\bnet\splugin|\bOFI\b|\b(EFA|InfiniBand|RoCE)\b", re.IGNORECASE
+)
+
+
 def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
             fabric = found.group(1) or found.group(2) or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
+        fallback = _FALLBACK.search(sentence)
+        if (
+            fallback is not None
+            and _asserted(sentence)
+            and not _DENIED.search(sentence[: fallback.start()])
+        ):
+            named = [m.group(1) for m in _PLUGIN_OR_FABRIC.finditer(sentence)]
+            if named:
+                fabric = next((n for n in named if n), "EFA")
+                return [ObservationFact(line, "socket-fallback-stated", fabric)]
     return []
 
 
-# An NVLink stated down ("when one NVLink is down on a GPU", "two of the NVLinks were down").
+# An NVLink stated down ("when one NVLink is down on a GPU", "two of the NVLinks were down"),
+# inactive, or in a bad state ("the local NVLink got into a bad state", NVIDIA/DCGM#304).
 _NVLINK_DOWN = re.compile(
     r"\b(?:one|an?|some|two|three|\d{1,2})\s(?:of\s(?:the\s|its\s)?)?NVLinks?\s"
     r"(?:is|was|are|were|went|goes)\s(?:\w{1,12}\s)?down\b|"
-    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?down\b",
+    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went)\s(?:\w{1,12}\s)?(?:down|inactive)\b|"
+    r"\bNVLinks?\s(?:\d{1,2}\s)?(?:is|was|are|were|went|got|gets|goes)\s(?:in|into)\s"
+    r"(?:an?\s)?(?:bad|broken|degraded|faulty|unhealthy|inactive|error)\sstate\b",
     re.IGNORECASE,
 )
 
@@ -341,6 +373,12 @@ _NCCL = re.compile(
     r"(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.+])",
     re.IGNORECASE,
 )
+# NCCL's package version, alone ("Libraries: `2.25.1-1+cuda12.8`", NVIDIA/TensorRT-LLM#4238):
+# three numbers, a package release and +cudaX.Y is libnccl2's form (cuDNN's and TensorRT's
+# packages carry four numbers).
+_NCCL_PACKAGE = re.compile(
+    r"(?<![\w.])`?(\d\.\d{1,2}\.\d{1,2})-\d{1,2}\+cuda\d{1,2}\.\d{1,2}`?(?![\w.])"
+)
 # A version bump names the one in use first ("Bump nvidia-nccl-cu13 from 2.28.9 to 2.30.7").
 _NCCL_BUMP = re.compile(
     r"(?<![\w-])(?:nvidia-)?nccl[\w-]{0,12}\sfrom\sv?(\d\.\d{1,2}\.\d{1,2})\s(?:to|->|→)\s",
@@ -368,6 +406,10 @@ def stated_nccl(line: Line) -> list[Fact]:
             found = _NCCL.search(sentence)
             if found is not None and _RANGE_WORD.search(sentence[: found.start()]):
                 found = None  # "since NCCL 2.12", "newer than NCCL 2.18": a range, not a stack
+            if found is None and "+cuda" in sentence:
+                found = _NCCL_PACKAGE.search(sentence)
+                if found is not None and _FIX_WORD.search(sentence[: found.start()]):
+                    found = None  # "Fixed with: 2.26.2-1+cuda12.8": the fix, not the stack
         if found is not None:
             return [
                 ComponentFact(
@@ -377,9 +419,43 @@ def stated_nccl(line: Line) -> list[Fact]:
     return []
 
 
+# The aws-ofi-nccl plugin named with its version ("`aws-ofi-nccl` 1.18.0 (bundled in EFA
+# 1.47.0) hangs", "aws-ofi-nccl version 1.14.0"); one a sentence names as the fix ("fixed
+# upstream in aws-ofi-nccl 1.20.0") or as a target ("upgrade to ...", "conda install
+# aws-ofi-nccl=1.7.4") is not the one in use.
+_OFI_NCCL = re.compile(
+    r"(?<![\w-])`?(?:aws-ofi-nccl|aws\sofi\snccl|ofi-nccl|nccl-ofi)`?(?:\s(?:plugin|version))?"
+    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w.+])",
+    re.IGNORECASE,
+)
+_FIX_WORD = re.compile(
+    r"\b(?:fix\w{0,3}|resolv\w{0,3}|upgrad\w{0,3}|downgrad\w{0,3}|bump\w{0,3}|updat\w{0,3}|"
+    r"install|newer|latest)\b"
+    r"[^.]{0,60}$",
+    re.IGNORECASE,
+)
+
+
+def stated_ofi_nccl(line: Line) -> list[Fact]:
+    """The aws-ofi-nccl release a sentence states as the one in use."""
+    if "ofi" not in line.text.lower():
+        return []
+    for sentence in _SENTENCE.split(line.text):
+        if _SUGGESTION.search(sentence) or _WORKS.search(sentence):
+            continue
+        found = _OFI_NCCL.search(sentence)
+        before = sentence[: found.start()] if found is not None else ""
+        if found is not None and not (_RANGE_WORD.search(before) or _FIX_WORD.search(before)):
+            said = {"stated": "prose"}
+            return [
+                ComponentFact(line, ComponentName.OFI_NCCL, version=found.group(1), properties=said)
+            ]
+    return []
+
+
 def stated_versions(line: Line) -> list[Fact]:
     """The driver, the PyTorch build and the NCCL a sentence states as the ones in use."""
-    nccl = stated_nccl(line)
+    nccl = stated_nccl(line) + stated_ofi_nccl(line)
     if _SUGGESTION.search(line.text):
         return nccl
     facts: list[Fact] = nccl
@@ -393,6 +469,25 @@ def stated_versions(line: Line) -> list[Fact]:
         torch.properties.update(said)
         facts.append(torch)
     return facts
+
+
+# An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
+# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"): an NVIDIA name, up to a comma or bracket.
+_GPU_LINE = re.compile(
+    r"^\s{0,8}(?:[-*]\s)?\**GPUs?(?:\s(?:model|type|models))?\**\s?[:\uff1a]\s?\**\s?"
+    r"(?:\d{1,3}\s?[x\u00d7]\s?)?"
+    r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
+    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|$)",
+    re.IGNORECASE,
+)
+
+
+def gpu_stated(line: Line) -> list[Fact]:
+    """The GPU an environment list names on a `GPU:` line."""
+    if "gpu" not in line.text[:16].lower():
+        return []
+    found = _GPU_LINE.match(line.text)
+    return [GpuFact(line, found.group(1).strip())] if found is not None else []
 
 
 class Prose(Format):
@@ -420,6 +515,7 @@ class Prose(Format):
                 *mig_stated(line),
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
+                *gpu_stated(line),
             )
         ]
 
