@@ -7,7 +7,8 @@ an NCCL at least the first release for the GPU. Among those, an image with an ol
 the one asked for is offered only when no image has that release or a newer one, and an image
 past its end of patch only when no patched one (or one without a date) fits; either is said so.
 Then: images the driver runs before ones that need a newer driver; no known issue of severity
-warning or error on this instance before one; natively before CUDA minor-version compatibility;
+warning or error on this instance before one (an issue the matrix marks unsure is a caution, not
+ranked on); natively before CUDA minor-version compatibility;
 the PyTorch release asked for; the newest PyTorch; the newest image.
 """
 

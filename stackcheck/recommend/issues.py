@@ -25,13 +25,15 @@ class StackIssue:
 
     @property
     def severe(self) -> bool:
-        return self.issue.severity in SEVERE
+        """A known bug that demotes a stack below one without: warning or error, and not resting
+        on a fact the matrix marks unsure (that one is shown as a caution, not ranked on)."""
+        return self.issue.severity in SEVERE and not self.issue.unsure
 
     def describe(self) -> str:
         fixed = f"; fixed in {self.issue.fixed_in}" if self.issue.fixed_in else ""
         return (
             f"{self.component.display_name} {self.version}: {self.issue.summary} "
-            f"({self.issue.severity}{fixed})"
+            f"({self.issue.severity}{', unsure' if self.issue.unsure else ''}{fixed})"
         )
 
 
