@@ -45,6 +45,7 @@ def test_corpus_is_well_formed() -> None:
         assert report.healthy == (not report.expect), report.path.name
         assert report.undetectable <= report.expect, report.path.name
         assert report.body.strip(), report.path.name
+        assert "/work/" not in report.body, f"{report.path.name}: elide it as /…/ (README)"
     assert len(HEALTHY) >= 8
 
 
