@@ -49,12 +49,14 @@ def recommend_for(
     keep_driver: bool = False,
 ) -> Advice:
     """Up to ``limit`` recommendations of each kind, best first, as one stack."""
-    dlamis = [dlami_recommendation(d, target, index, today) for d in rank_dlamis(target, index)]
+    # Only the DLAMIs shown are built (the top one decides the basis even when none is shown).
+    shown = [] if keep_driver else rank_dlamis(target, index)[: max(limit, 1)]
+    dlamis = [dlami_recommendation(d, target, index, today) for d in shown]
     basis = _basis(target, dlamis[0] if dlamis else None, keep_driver)
     return Advice(
         basis,
         {
-            "dlami": [] if keep_driver else dlamis[:limit],
+            "dlami": dlamis[:limit],
             "dlc": rank_images("dlc", index.matrix.dlc, target, index, today, limit, basis),
             "ngc": rank_images("ngc", index.matrix.ngc, target, index, today, limit, basis),
         },

@@ -49,12 +49,13 @@ def _gpu_families(target: Target, index: MatrixIndex) -> set[str]:
     }
 
 
-def fits(dlami: Dlami, target: Target, index: MatrixIndex) -> bool:
+def fits(dlami: Dlami, target: Target, families: set[str], floor: str | None) -> bool:
+    """``families``: the instance families with the target's GPUs (``_gpu_families``);
+    ``floor``: the lowest driver the target's CUDA needs. Both depend on the target only."""
     if target.cpu_arch and dlami.arch != target.cpu_arch:
         return False
     if target.family and target.family not in dlami.instances:
         return False
-    families = _gpu_families(target, index)
     if not target.family and families and not families & set(dlami.instances):
         return False  # AWS does not list an instance with this GPU for the AMI
     branch = versions.major(dlami.driver)
@@ -62,7 +63,6 @@ def fits(dlami: Dlami, target: Target, index: MatrixIndex) -> bool:
         last = gpu.known.last_driver_branch if gpu.known else None
         if last is not None and branch is not None and branch > last:
             return False
-    floor = driver_needs(index, target.cuda).floor if target.cuda else None
     if floor and versions.key(dlami.driver) < versions.key(floor):
         return False
     line, wanted = torch_line(dlami), target.torch_line
@@ -102,7 +102,10 @@ def rank_dlamis(target: Target, index: MatrixIndex) -> list[Dlami]:
             dlami.release,
         )
 
-    fitting = [d for d in newest_releases(index.matrix.dlami) if fits(d, target, index)]
+    families = _gpu_families(target, index)
+    floor = driver_needs(index, target.cuda).floor if target.cuda else None
+    releases = newest_releases(index.matrix.dlami)
+    fitting = [d for d in releases if fits(d, target, families, floor)]
     return sorted(fitting, key=rank, reverse=True)
 
 
