@@ -576,3 +576,25 @@ def test_the_hardware_path_stated_as_the_cause() -> None:
         "We boot with iommu=pt on every node.",
     ):
         assert not _stated_path(said), said
+
+
+def test_a_format_that_fails_to_join_its_lines_costs_only_its_segment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug in one format's ``logical`` (its joining of wrapped lines) is a note on that
+    segment: its lines are still read as pasted, and the other segments are read whole."""
+    from stackcheck.ingest.formats.nccl_log import NcclLog
+
+    def broken(self: NcclLog, lines: list[object]) -> list[object]:
+        raise ValueError("joining failed")
+
+    monkeypatch.setattr(NcclLog, "logical", broken)
+    text = (
+        "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n\n"
+        "ip-10-0-0-1:123:456 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+        "ip-10-0-0-1:123:456 [0] NCCL INFO Using network Socket\n"
+    )
+    triage = read_report(text, "pasted")
+    notes = [n.message for n in triage.snapshot.notes]
+    assert any("joining failed" in n for n in notes), notes
+    assert triage.snapshot.installations(ComponentName.DRIVER)

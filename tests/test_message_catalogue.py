@@ -105,3 +105,9 @@ def test_a_suggested_requirement_in_prose_is_still_the_tools_verdict() -> None:
     assert [f.describe() for f in signatures.line_facts(line)] == [
         "observed driver-insufficient: the image needs CUDA >= 12.8"
     ]
+
+
+def test_a_group_that_ignores_case_gives_no_exact_case_screen_word() -> None:
+    """``(?i:BarBaz)`` matches "barbaz": its words must not screen the line out."""
+    assert "BarBaz" not in signatures.needles_of(re.compile(r"foo (?i:BarBaz)"))
+    assert signatures.needles_of(re.compile(r"NCCL WARN (?i:net)")) == ("NCCL WARN ",)

@@ -14,7 +14,7 @@ from stackcheck.ingest import signatures
 from stackcheck.ingest.assemble import assemble
 from stackcheck.ingest.facts import Fact
 from stackcheck.ingest.formats import PROSE, nccl_log
-from stackcheck.ingest.lines import MAX_INPUT, split_lines
+from stackcheck.ingest.lines import MAX_INPUT, Line, split_lines
 from stackcheck.ingest.python_results import python_results
 from stackcheck.ingest.segment import Segment, segment
 from stackcheck.snapshot.model import ProbeNote, Snapshot
@@ -49,11 +49,15 @@ def read_report(text: str, target: str) -> Triage:
     parsed = [ParsedSegment(s, []) for s in segment(lines)]
     owner = {line.number: p for p in parsed for line in p.segment.lines}
     notes: list[ProbeNote] = []
-    logical = {id(part): part.segment.format.logical(part.segment.lines) for part in parsed}
+    logical: dict[int, list[Line]] = {}
     for part in parsed:
+        # A parser bug (joining logical lines or reading them) must not cost the user the other
+        # segments: that segment is read line by line as pasted, and a note says why.
+        logical[id(part)] = part.segment.lines
         try:
+            logical[id(part)] = part.segment.format.logical(part.segment.lines)
             part.facts.extend(part.segment.format.parse(logical[id(part)]))
-        except Exception as exc:  # a parser bug must not cost the user the other segments
+        except Exception as exc:
             notes.append(
                 ProbeNote(
                     probe=f"triage {part.segment.format.name}",

@@ -147,8 +147,10 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         bus = _fill(spec["bus"], groups)
         health = GpuHealth(bus_id=normalise_bus_id(bus), mig_mode=value.lower() == "enabled")
         return GpuHealthFact(line, health, [line])
-    # memlock-kb: a limit stated in KiB, as ulimit -l and UCX print it
-    return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+    if kind == "memlock-kb":
+        # a limit stated in KiB, as ulimit -l and UCX print it
+        return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+    raise AssertionError(f"fact kind {kind!r} is in _FACT_KINDS but has no reading here")
 
 
 MIN_NEEDLE = 3
@@ -167,7 +169,9 @@ def _needles(items: Any) -> set[str] | None:
             candidates.append({run})
         run = ""
         if op is _sre.SUBPATTERN:
-            inner = _needles(av[-1])
+            # A group with its own (?i:...) matches in any case: its exact-case words are no
+            # screen (the line would be skipped on a case the expression accepts).
+            inner = None if av[1] & re.IGNORECASE else _needles(av[-1])
             if inner is not None:
                 candidates.append(inner)
         elif op is _sre.BRANCH:

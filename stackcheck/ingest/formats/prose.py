@@ -159,12 +159,12 @@ _CPU = re.compile(
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
     re.IGNORECASE,
 )
-# An Apple-silicon Mac has no NVIDIA GPU to give CUDA (older Intel Macs could, so macOS alone is
-# not enough): an M-series chip named as a Mac's, a Mac said to lack CUDA or a GPU, or PyTorch's
-# Apple-GPU device asked for. "Mac" keeps its case, so a "MAC address" is not one.
 # What a sentence about a missing GPU may be about, other than the reporter's machine.
 _GPU_HOLDER = re.compile(r"\b(?:nodes?|pods?|kubernetes|k8s|kubelet)\b", re.IGNORECASE)
 
+# An Apple-silicon Mac has no NVIDIA GPU to give CUDA (older Intel Macs could, so macOS alone is
+# not enough): an M-series chip named as a Mac's, a Mac said to lack CUDA or a GPU, or PyTorch's
+# Apple-GPU device asked for. "Mac" keeps its case, so a "MAC address" is not one.
 _MAC = re.compile(
     r"\bM[1-4](?:\s(?i:pro|max|ultra))?\s(?i:chip|mac(?:book)?)\b|\bM\s?-?series\s(?i:chip|mac)|"
     r"\bMac(?i:book)?(?:\s(?i:pro|air))?(?:\s20\d\d)?\s(?:(?i:with)\s)?(?:an?\s)?M[1-4]\b|"
@@ -396,6 +396,23 @@ _WORKS = re.compile(
 )
 
 
+# The aws-ofi-nccl plugin named with its version ("`aws-ofi-nccl` 1.18.0 (bundled in EFA
+# 1.47.0) hangs", "aws-ofi-nccl version 1.14.0"); one a sentence names as the fix ("fixed
+# upstream in aws-ofi-nccl 1.20.0") or as a target ("upgrade to ...", "conda install
+# aws-ofi-nccl=1.7.4") is not the one in use.
+_OFI_NCCL = re.compile(
+    r"(?<![\w-])`?(?:aws-ofi-nccl|aws\sofi\snccl|ofi-nccl|nccl-ofi)`?(?:\s(?:plugin|version))?"
+    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w.+])",
+    re.IGNORECASE,
+)
+_FIX_WORD = re.compile(
+    r"\b(?:fix\w{0,3}|resolv\w{0,3}|upgrad\w{0,3}|downgrad\w{0,3}|bump\w{0,3}|updat\w{0,3}|"
+    r"install|newer|latest)\b"
+    r"[^.]{0,60}$",
+    re.IGNORECASE,
+)
+
+
 def stated_nccl(line: Line) -> list[Fact]:
     """The NCCL a sentence states as the one in use, or the one a version bump replaces."""
     if "NCCL error" in line.text:
@@ -417,23 +434,6 @@ def stated_nccl(line: Line) -> list[Fact]:
                 )
             ]
     return []
-
-
-# The aws-ofi-nccl plugin named with its version ("`aws-ofi-nccl` 1.18.0 (bundled in EFA
-# 1.47.0) hangs", "aws-ofi-nccl version 1.14.0"); one a sentence names as the fix ("fixed
-# upstream in aws-ofi-nccl 1.20.0") or as a target ("upgrade to ...", "conda install
-# aws-ofi-nccl=1.7.4") is not the one in use.
-_OFI_NCCL = re.compile(
-    r"(?<![\w-])`?(?:aws-ofi-nccl|aws\sofi\snccl|ofi-nccl|nccl-ofi)`?(?:\s(?:plugin|version))?"
-    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w.+])",
-    re.IGNORECASE,
-)
-_FIX_WORD = re.compile(
-    r"\b(?:fix\w{0,3}|resolv\w{0,3}|upgrad\w{0,3}|downgrad\w{0,3}|bump\w{0,3}|updat\w{0,3}|"
-    r"install|newer|latest)\b"
-    r"[^.]{0,60}$",
-    re.IGNORECASE,
-)
 
 
 def stated_ofi_nccl(line: Line) -> list[Fact]:
