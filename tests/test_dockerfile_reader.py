@@ -534,3 +534,16 @@ def test_a_user_matrix_row_for_a_dlc_base_image_is_used_in_any_registry(tmp_path
     stack = resolve_base_image(index, reference, Evidence(kind="text", source="Dockerfile"))
     versions = {n: i.version for n, i in stack.installations}
     assert versions[NCCL] == "2.27.3" and versions[ComponentName.EFA_INSTALLER] == "1.43.1"
+
+
+def test_a_dockerfile_on_standard_input() -> None:
+    """`lint-dockerfile -` (and `scan --dockerfile -`) read the Dockerfile from stdin."""
+    from tests.conftest import run_stackcheck
+
+    text = "FROM nvcr.io/nvidia/pytorch:24.05-py3\nENV NCCL_P2P_DISABLE=1\n"
+    done = run_stackcheck("lint-dockerfile", "-", "--format", "json", stdin=text)
+    assert done.code == 0, done.err
+    found = json.loads(done.out)["findings"]
+    assert [(f["id"], f["evidence"][0]["line"]) for f in found] == [("SC601", 2)]
+    binary = run_stackcheck("lint-dockerfile", "-", stdin="FROM x\n\x00")
+    assert binary.code == 2 and "not a Dockerfile" in binary.err

@@ -51,7 +51,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("dockerfile", metavar="PATH", help="a Dockerfile, or a directory")
+    parser.add_argument(
+        "dockerfile", metavar="PATH", help="a Dockerfile, a directory, or - for standard input"
+    )
     add_build_arguments(parser)
     parser.add_argument(
         "--platform",

@@ -11,8 +11,8 @@ a constraint file cleared, an unquoted version specifier) are observations with 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from stackcheck import limits
 from stackcheck.dockerfile.base_image import (
@@ -25,7 +25,7 @@ from stackcheck.dockerfile.build import Build, BuildOptions, Stage, Step, plan_b
 from stackcheck.dockerfile.installs import Installed, read_installs
 from stackcheck.dockerfile.review import review_steps
 from stackcheck.errors import StackcheckError
-from stackcheck.inputs import check_regular
+from stackcheck.inputs import read_regular, read_stream
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.parsers.dockerfile import (
     Dockerfile,
@@ -70,14 +70,15 @@ class LintedDockerfile:
 
 
 def read_dockerfile(path: str) -> str:
-    check_regular(path, "Dockerfile")  # a FIFO would block the read
-    try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(limits.DOCKERFILE_BYTES + 1)  # bounded: never more than the cap
-    except OSError as exc:
-        raise StackcheckError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limits.DOCKERFILE_BYTES or b"\x00" in data:
-        raise StackcheckError(f"{path}: not a Dockerfile (binary, or over 1 MiB)")
+    """The Dockerfile's text ('-': standard input), bounded; a binary file is refused."""
+    if path == "-":
+        data, more = read_stream(sys.stdin.buffer, limits.DOCKERFILE_BYTES)
+    else:  # opened without blocking: a FIFO is refused, never read
+        data, more = read_regular(path, "Dockerfile", limits.DOCKERFILE_BYTES, cut=True)
+    if more or b"\x00" in data:
+        raise StackcheckError(
+            f"{path}: not a Dockerfile (binary, or over {limits.DOCKERFILE_BYTES >> 20} MiB)"
+        )
     return data.decode("utf-8", errors="replace")
 
 
