@@ -36,3 +36,18 @@ def prune(directory: Path, pattern: str, keep: int, max_age_s: float) -> None:
     for position, (written, path) in enumerate(entries):
         if position >= keep or written < oldest:
             path.unlink(missing_ok=True)
+
+
+def read_own(path: Path, limit: int) -> bytes | None:
+    """An entry's bytes, or None when it is absent, larger than ``limit``, or not this user's
+    alone: a file someone else could have written is never trusted (never parsed, never
+    unpickled)."""
+    try:
+        with path.open("rb") as handle:
+            status = os.fstat(handle.fileno())
+            if status.st_uid != os.getuid() or status.st_mode & 0o022:
+                return None
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    return None if len(data) > limit else data

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import NamedTuple, TextIO, TypeVar
 
 from stackcheck import __version__, clock, limits
-from stackcheck.cachedir import prune
+from stackcheck.cachedir import prune, read_own
 from stackcheck.errors import StackcheckError
 from stackcheck.inputs import read_regular
 from stackcheck.matrix_files import matrix_digest
@@ -181,19 +181,15 @@ _RACY_NS = 2_000_000_000
 
 def _read(path: Path) -> object:
     """The JSON document of an entry, or None unless it is this user's alone and whole."""
+    stored = read_own(path, limits.CACHE_ENTRY_BYTES)
+    if stored is None:
+        return None
+    checksum, _, payload = stored.partition(b"\n")
+    if hashlib.sha256(payload).hexdigest().encode() != checksum:
+        return None  # truncated or changed since written
     try:
-        with path.open("rb") as handle:
-            status = os.fstat(handle.fileno())
-            if status.st_uid != os.getuid() or status.st_mode & 0o022:
-                return None  # someone else could have written it: never trusted
-            stored = handle.read(limits.CACHE_ENTRY_BYTES + 1)
-        checksum, _, payload = stored.partition(b"\n")
-        if len(stored) > limits.CACHE_ENTRY_BYTES:
-            return None
-        if hashlib.sha256(payload).hexdigest().encode() != checksum:
-            return None  # truncated or changed since written
         document: object = json.loads(payload)
-    except (OSError, ValueError, RecursionError):
+    except (ValueError, RecursionError):
         return None
     return document
 

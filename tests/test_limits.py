@@ -355,3 +355,25 @@ def test_fleet_node_output_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     while not step.answers.empty():
         answers.append(step.answers.get())
     assert [a.node for a in answers] == ["node2"]
+
+
+def test_layer_cache_is_pruned_and_trusts_only_its_own_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The layer cache, like the result and matrix caches, keeps only its newest entries and
+    never reads an entry someone else could have written."""
+    from stackcheck.image import cache as layer_cache
+
+    monkeypatch.setattr(layer_cache, "ENTRIES", 3)
+    cache = LayerCache(tmp_path, "f")
+    digests = [f"sha256:{i:064x}" for i in range(6)]
+    for age, digest in enumerate(digests):
+        cache.store(digest, LayerIndex(entries=[("/etc/x", "file", 1, None)], members=1))
+        written = cache._path(digest)
+        os.utime(written, (time.time() - 100 + age, time.time() - 100 + age))
+    assert len(list((tmp_path / "layers").glob("*.json.z"))) == 3
+    kept = digests[-1]
+    assert cache.load(kept) is not None
+    cache._path(kept).chmod(0o666)  # writable by others: never trusted
+    assert cache.load(kept) is None
+    assert (tmp_path / "layers").stat().st_mode & 0o077 == 0

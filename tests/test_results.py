@@ -335,3 +335,18 @@ def test_what_a_scan_read_is_its_snapshot_without_the_time() -> None:
     other = Snapshot(source=SnapshotSource(kind="image", target="docker-archive:y.tar"))
     assert content_digest(other) != content_digest(one)
     assert content_digest(one).startswith("sha256:") and len(content_digest(one)) == 71
+
+
+def test_without_a_home_for_the_cache_a_scan_reads_every_layer(
+    archive: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --cache-dir and no home directory: neither the result nor the layer cache is used,
+    and the scan still answers (not an internal error)."""
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    done = cli("scan", f"docker-archive:{archive}", "--fail-on", "never")
+    assert done.code == 0, done.err
+    assert FROM_CACHE not in done.err and "Stack of" in done.out

@@ -74,7 +74,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def node_name(args: argparse.Namespace) -> str:
-    import socket  # here: `stackcheck probe` imports every command, and needs no socket
+    import socket  # here, not at import: only this command needs it
 
     return str(args.node or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
 

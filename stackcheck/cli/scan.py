@@ -141,7 +141,10 @@ def _request(args: argparse.Namespace) -> _Request | None:
         options = {k: v for k, v in vars(args).items() if k not in _NOT_OPTIONS}
         inputs = [p for p in (args.host, args.dockerfile, args.baseline, args.config) if p]
         found = [] if args.config else [os.path.abspath(name) for name in _FOUND_CONFIGS]
-        cache = ResultCache(_cache_dir(args))
+        directory = _cache_dir(args)
+        if directory is None:
+            return None
+        cache = ResultCache(directory)
         digest = cache.request_digest(options, inputs, found)
     except (StackcheckError, OSError, RuntimeError):
         return None  # no home, no current directory, a bad argument: the scan says what is wrong
@@ -151,10 +154,12 @@ def _request(args: argparse.Namespace) -> _Request | None:
     return _Request(cache, digest, path, reading, stamp, stamped_at)
 
 
-def _cache_dir(args: argparse.Namespace) -> Path:
-    from stackcheck.cachedir import default_cache_dir
+def _cache_dir(args: argparse.Namespace) -> Path | None:
+    """--cache-dir, else the user's cache directory; None where there is no home for one (the
+    scan then reads every layer, as with --no-cache)."""
+    from stackcheck.cachedir import usable_cache_dir
 
-    return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+    return Path(args.cache_dir) if args.cache_dir else usable_cache_dir()
 
 
 def _replay(hit: Result, args: argparse.Namespace) -> int:
@@ -218,9 +223,8 @@ def _scan(
         dockerfile = read_dockerfile(args.dockerfile)
     target = TargetHost(args.driver, args.gpu, args.instance, host, f"host {args.host}")
     source = open_source(args.image, args.platform, args.insecure)
-    cache = None
-    if not args.no_cache:
-        cache = LayerCache(_cache_dir(args), CompiledNeeds(NEEDS).fingerprint())
+    directory = None if args.no_cache else _cache_dir(args)
+    cache = None if directory is None else LayerCache(directory, CompiledNeeds(NEEDS).fingerprint())
     snapshot, _ = scan_image(source, cache, Progress(progress))
     if read is not None:
         from stackcheck.snapshot.io import content_digest

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import zlib
+from contextlib import suppress
 from pathlib import Path
 
 from stackcheck.atomic import write_atomically
-from stackcheck.cachedir import default_cache_dir
+from stackcheck.cachedir import prune, read_own
 from stackcheck.image.layer import LayerIndex
 from stackcheck.limits import CACHE_ENTRY_BYTES
 
-__all__ = ["LayerCache", "default_cache_dir"]
+__all__ = ["LayerCache"]
 
 # Bump when the layer walk or the index format changes what a cached index means.
 ANALYZER_VERSION = "2"  # 2: entries carry the SHA-256 of their own payload
+# The newest entries kept, and for how long: a DLC image has ~100 layers, so about forty images.
+ENTRIES, ENTRY_AGE_S = 4096, 30 * 86400
 
 
 _UNREADABLE = (
@@ -57,13 +61,16 @@ class LayerCache:
     def load(self, digest: str) -> LayerIndex | None:
         if not digest.startswith("sha256:"):
             return None
-        document = self._read(self._path(digest))
+        path = self._path(digest)
+        document = self._read(path)
         if not isinstance(document, dict):
             return None
         try:
             index = LayerIndex.from_json(document)
         except _UNREADABLE:
             return None  # of another shape: the layer is simply read again
+        with suppress(OSError):
+            os.utime(path)  # recently used: pruned last
         self.hits += 1
         return index
 
@@ -75,8 +82,10 @@ class LayerCache:
     def _read(path: Path) -> object | None:
         """The JSON document of an entry, bounded in size, or None when it is absent, unreadable,
         or no longer matches the SHA-256 of its payload written with it."""
+        stored = read_own(path, CACHE_ENTRY_BYTES)  # someone else's file is never trusted
+        if stored is None:
+            return None
         try:
-            stored = path.read_bytes()
             inflater = zlib.decompressobj()
             payload = inflater.decompress(stored, CACHE_ENTRY_BYTES)
             if inflater.unconsumed_tail or len(payload) < 32:
@@ -92,7 +101,8 @@ class LayerCache:
         body = json.dumps(document, separators=(",", ":")).encode()
         data = zlib.compress(hashlib.sha256(body).digest() + body, 1)
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_atomically(path, data)
+            prune(self.directory, "*.json.z", ENTRIES, ENTRY_AGE_S)
         except OSError:
             return  # a cache that cannot be written only costs the next scan time

@@ -12,7 +12,6 @@ and all but the 8 newest.
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import sys
 from collections.abc import Sequence
@@ -21,8 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from stackcheck import limits
 from stackcheck.atomic import write_atomically
-from stackcheck.cachedir import prune
+from stackcheck.cachedir import prune, read_own
 from stackcheck.errors import StackcheckError
 from stackcheck.matrix.models import TABLE_KEYS, Matrix
 from stackcheck.matrix_files import MatrixFiles, bundled_dir, feed_files, matrix_files
@@ -124,13 +124,12 @@ def _content_key(layers: list[MatrixFiles]) -> str:
 
 
 def _read_cache(path: Path) -> Matrix | None:
+    data = read_own(path, limits.CACHE_ENTRY_BYTES)  # someone else's file is never unpickled
+    if data is None:
+        return None
     try:
-        with path.open("rb") as handle:
-            status = os.fstat(handle.fileno())
-            if status.st_uid != os.getuid() or status.st_mode & 0o022:
-                return None  # a file someone else could have written is never unpickled
-            matrix = pickle.loads(handle.read())
-    except Exception:  # a missing, truncated or stale entry: read the files instead
+        matrix = pickle.loads(data)
+    except Exception:  # a truncated or stale entry: read the files instead
         return None
     return matrix if isinstance(matrix, Matrix) else None
 

@@ -76,16 +76,14 @@ def probe_host(live: LiveHost | None = None, env: Mapping[str, str] | None = Non
         env=dict(os.environ if env is None else env),
         live=live or LiveHost(),
     )
-    with unchecked():
-        return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
+    return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
 
 
 def probe_root(root: str, env: Mapping[str, str] | None = None) -> Snapshot:
     """A filesystem tree (a mounted AMI volume, an extracted rootfs): files only, nothing run."""
     view: FileView = DirectoryView(root)
     ctx = ProbeContext(view=view, env=dict(env or {}))
-    with unchecked():
-        return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
+    return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
 
 
 __all__ = ["NEEDS", "PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]
