@@ -342,6 +342,7 @@ def test_without_a_home_for_the_cache_a_scan_reads_every_layer(
 ) -> None:
     """No --cache-dir and no home directory: neither the result nor the layer cache is used,
     and the scan still answers (not an internal error)."""
+
     def no_home() -> Path:
         raise RuntimeError("Could not determine home directory.")
 

@@ -54,7 +54,3 @@ def grep(repo: Path, revision: str, pattern: str, *paths: str) -> list[str]:
     except StackcheckError:
         return []  # git grep exits 1 when nothing matches
     return out.splitlines()
-
-
-def commit_day(repo: Path, revision: str) -> str:
-    return _git(repo, "log", "-1", "--format=%cs", revision).strip()
