@@ -100,7 +100,7 @@ GPU 0: NVIDIA A100 80GB PCIe (UUID: GPU-41255406-c9af-f94b-4ebf-9d57ad1853da)
 
 def mig_gpus(text: str) -> dict[int | str | None, bool | None]:
     hardware = read_report(text, "pasted").snapshot.hardware
-    return {g.bus_id or g.index: g.mig_mode for g in hardware.gpus}
+    return {g.bus_id or g.index: g.mig_mode for g in hardware.gpus if g.mig_mode is not None}
 
 
 def test_mig_mode_in_each_output_of_nvidia_smi(matrix: Matrix) -> None:
@@ -634,3 +634,128 @@ def test_cudas_unknown_error_at_initialisation_is_recognised(matrix: Matrix) -> 
         snapshot = read_report(line, "pasted").snapshot
         assert [o.kind for o in snapshot.observed] == ["cuda-unavailable"], line
         assert loud(matrix, line) == {}, line
+
+
+# A flush-left nvidia-smi row of an A100 with persistence mode off and on (R515 layout, as in
+# report 683).
+_SMI = """+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 515.48.07    Driver Version: 515.48.07    CUDA Version: 11.7     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  NVIDIA A100-SXM...  {pm}  | 00000000:01:00.0 Off |                    0 |
+| N/A   32C    P0    52W / 400W |      0MiB / 40960MiB |      0%      Default |
+|                               |                      |             Disabled |
++-------------------------------+----------------------+----------------------+"""
+
+
+def test_persistence_mode_off_where_the_report_shows_or_says_it(matrix: Matrix) -> None:
+    """683: nvidia-smi's table shows Persistence-M Off and the reporter says nvidia-smi takes two
+    minutes; 685: "I forgot to enable persistence mode"; 583 and 275: the container toolkit's
+    driver timeout beside a sentence that says persistence mode was off."""
+    for key in ("683", "685", "583", "275"):
+        assert loud(matrix, body(key)).get("SC1120") is Severity.WARNING, key
+    off, on = _SMI.replace("{pm}", "Off"), _SMI.replace("{pm}", " On")
+    gpus = read_report(off, "p").snapshot.hardware.gpus
+    assert [(g.index, g.persistence_mode) for g in gpus] == [(0, False)]
+    assert findings(matrix, off).get("SC1120") is Severity.INFO  # the default on many hosts
+    for slow in (
+        "When I run nvidia-smi it takes 2 minutes to print anything.",
+        "nvidia-smi is very slow on this node.",
+    ):
+        assert findings(matrix, f"{off}\n{slow}").get("SC1120") is Severity.WARNING, slow
+        assert "SC1120" not in findings(matrix, f"{on}\n{slow}"), slow
+    for said in (
+        "The container failed to start because the GPUs ran in non-persistence mode.",
+        "It turned out that persistence mode was disabled on the new nodes.",
+        "We had forgotten to start nvidia-persistenced after the upgrade.",
+    ):
+        assert loud(matrix, said) == {"SC1120": Severity.WARNING}, said
+        # A table that shows persistence mode on outweighs the sentence.
+        assert "SC1120" not in findings(matrix, f"{on}\n{said}"), said
+    for not_said in (
+        "Is persistence mode disabled on your nodes?",
+        "If persistence mode is off, nvidia-smi is slow.",
+        # a monitor's per-GPU verdict (leptonai/gpud#431, healthy right after a reboot)
+        "persistence mode is not enabled on GPU 00000000:0F:00.0 (nvidia-smi)",
+        "Disabled persistence mode for GPU 00000000:0F:00.0.",
+    ):
+        assert "SC1120" not in findings(matrix, not_said), not_said
+
+
+def test_mig_mode_change_left_pending(matrix: Matrix) -> None:
+    """680: enabling MIG on an A100 in passthrough needed a reboot; nvidia-smi and mig-parted
+    say the same in their own words."""
+    assert loud(matrix, body("680")) == {"SC1121": Severity.WARNING}
+    for text in (
+        "Warning: MIG mode is in pending enable state for GPU 00000001:00:00.0:In use by another "
+        "client",
+        'time="2024-02-13T10:21:13Z" level=debug msg="    Mode change pending: true"',
+        "Disabling MIG mode requires a GPU reset, which failed while the exporter ran.",
+    ):
+        assert loud(matrix, text) == {"SC1121": Severity.WARNING}, text
+    for text in (
+        "Do I need to reboot to enable MIG?",
+        'time="2024-02-13T10:21:13Z" level=debug msg="    Mode change pending: false"',
+    ):
+        assert "SC1121" not in findings(matrix, text), text
+
+
+def test_compose_gpu_reservation_without_a_count_requests_none(matrix: Matrix) -> None:
+    """678: a compose GPU reservation with `count: all` commented out gives the container no
+    GPU (docker/docs#20588); with a count or device IDs it is a request, and the short form
+    `gpus: all` (Compose 2.30+) is one too."""
+    assert loud(matrix, body("678")) == {"SC531": Severity.WARNING}
+    spec = read_report(body("678"), "p").snapshot.run_specs[0]
+    assert spec.gpu_count == 0
+    counted = body("678").replace("#              count: all", "              count: all")
+    assert "SC531" not in findings(matrix, counted)
+    assert loud(matrix, counted) == {"SC501": Severity.WARNING}  # all GPUs, 64 MB /dev/shm
+    ids = body("678").replace("#              count: all", "              device_ids: ['0']")
+    assert "SC531" not in findings(matrix, ids)
+    short = "services:\n  app:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    gpus: all\n"
+    assert "SC531" not in findings(matrix, short)
+    assert read_report(short, "p").snapshot.run_specs[0].gpus == "gpus: all"
+
+
+def test_missing_compose_gpu_reservation_stated(matrix: Matrix) -> None:
+    """677: the reporter says the service "has no NVIDIA device reservation" and the compose
+    file "is missing the deploy.resources.reservations.devices block"."""
+    assert loud(matrix, body("677")) == {"SC531": Severity.WARNING}
+    for said in (
+        "The service has no NVIDIA device reservation, so nvidia-smi is unavailable.",
+        "docker-compose.yml is missing the `deploy.resources.reservations.devices` block.",
+    ):
+        assert loud(matrix, said) == {"SC531": Severity.WARNING}, said
+    assert "SC531" not in findings(matrix, "Does the service need an NVIDIA device reservation?")
+
+
+def test_shared_memory_too_small_in_other_words(matrix: Matrix) -> None:
+    """670: PostgreSQL's own error for a full /dev/shm; 661: a reporter's sentence in Chinese
+    that says shared memory was not enough because Docker limits it."""
+    assert loud(matrix, body("670")) == {"SC502": Severity.ERROR}
+    assert loud(matrix, body("661")) == {"SC501": Severity.WARNING}
+    for said in (
+        "The training crashed because there was not enough shared memory in the container.",
+        "共享内存不足 DataLoader 崩溃了",
+        "The shm is too small for 8 workers.",
+    ):
+        assert loud(matrix, said) == {"SC501": Severity.WARNING}, said
+    for not_said in (
+        "Is the shared memory not enough?",
+        "This might be caused by insufficient shared memory (shm), but the limit is 64 GB here.",
+    ):
+        assert "SC501" not in findings(matrix, not_said), not_said
+
+
+def test_memlock_limit_stated_in_prose(matrix: Matrix) -> None:
+    """681: in a rootless Usernetes node UCX "needs ulimit -l to be unlimited", but the limit
+    "falls back to the kernel default, 64kb"."""
+    assert loud(matrix, body("681")) == {"SC511": Severity.WARNING}
+    limit = "The memlock limit inside the pod is 64 KB."
+    assert findings(matrix, limit) == {"SC511": Severity.INFO}  # RDMA not said to be in use
+    need = "UCX over ibverbs needs ulimit -l to be unlimited."
+    assert loud(matrix, f"{limit}\n{need}") == {"SC511": Severity.WARNING}
+    assert "SC511" not in findings(matrix, "Is the memlock limit 64 KB in the pod?")

@@ -25,8 +25,12 @@ class PersistenceModeOff(Rule):
     title = "GPU persistence mode is off"
     doc = RuleDoc(
         what="Reads each GPU's persistence mode (NVML or `nvidia-smi -q` `Persistence Mode`), "
-        "and nvidia-container-cli's `driver error: timed out` / `driver rpc error: timed out`, "
-        "which a driver re-initialising the GPUs at each container start causes (a warning).",
+        "the `Persistence-M` cell of `nvidia-smi`'s table, a report's sentence that says it was "
+        "off or that turning it on fixed the problem, and nvidia-container-cli's `driver error: "
+        "timed out` / `driver rpc error: timed out`, which a driver re-initialising the GPUs at "
+        "each container start causes. A warning where the report says it was off, on the "
+        "timeout, or where a table shows it off and the report says nvidia-smi takes minutes; "
+        "advice otherwise (off is the default on many hosts).",
         why="Without it (and without nvidia-persistenced) the driver tears the GPUs down when "
         "the last process exits and initialises them again for the next: every job, every "
         "`nvidia-smi` and every health check pays seconds of start-up, and state such as "
@@ -38,25 +42,52 @@ class PersistenceModeOff(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        timeouts = ctx.snapshot.observations("driver-init-timeout")
+        snapshot = ctx.snapshot
+        off = [g for g in snapshot.hardware.gpus if g.persistence_mode is False]
+        on = [g for g in snapshot.hardware.gpus if g.persistence_mode]
+        stated = [] if on and not off else snapshot.observations("persistence-off-stated")
+        timeouts = snapshot.observations("driver-init-timeout")
+        slow = snapshot.observations("gpu-init-slow-stated") if off else []
         if timeouts:
-            # Not a slow start but a failed one: the container was never created.
+            # Not a slow start but a failed one: the container was never created. Persistence
+            # mode off is the usual cause, named as such where the text also shows or says it.
+            shown = bool(stated or off)
             yield self.finding(
                 "The driver took too long to initialise the GPUs for a container "
-                f"({(timeouts[0].value or '')[:100]}): persistence mode is off and "
-                "nvidia-persistenced is not running.",
-                [o.evidence for o in timeouts[:2]],
+                f"({(timeouts[0].value or '')[:100]}): "
+                + (
+                    "persistence mode is off and nvidia-persistenced is not running."
+                    if shown
+                    else "most likely persistence mode is off and nvidia-persistenced is not "
+                    "running."
+                ),
+                [o.evidence for o in timeouts[:2]] + [o.evidence for o in stated[:1]],
                 severity=Severity.WARNING,
             )
-        off = [g for g in ctx.snapshot.hardware.gpus if g.persistence_mode is False]
+            return
+        if stated:
+            yield self.finding(
+                f"The report says persistence mode was off ({(stated[0].value or '')[:80]}): the "
+                "driver initialises the GPUs anew for every client, slowly on large GPUs.",
+                [stated[0].evidence],
+                severity=Severity.WARNING,
+            )
+            return
         if off:
+            cause = (
+                f"; the report says nvidia-smi is slow ({(slow[0].value or '')[:60]}), which "
+                "re-initialising the GPUs for every client causes"
+                if slow
+                else ""
+            )
             yield self.finding(
                 f"Persistence mode is off on {len(off)} GPU{'s' if len(off) > 1 else ''}: "
                 + ", ".join(gpu_label(g) for g in off[:4])
                 + (" ..." if len(off) > 4 else "")
+                + cause
                 + ".",
-                [e for g in off[:2] for e in g.evidence[:1]],
-                severity=Severity.INFO,
+                [e for g in off[:2] for e in g.evidence[:1]] + [o.evidence for o in slow[:1]],
+                severity=Severity.WARNING if slow else Severity.INFO,
             )
 
 
@@ -74,7 +105,9 @@ class MigEnabled(Rule):
         "for GPU`), or a report's sentence that says the GPUs are in MIG mode. Advice (info) "
         "where the text hands a process or pod MIG instances by name (`CUDA_VISIBLE_DEVICES="
         "MIG-...`, `nvidia.com/mig-1g.10gb`, the device plugin's `migStrategy: mixed`): MIG is "
-        "meant to be on there.",
+        "meant to be on there. Also reads a MIG mode change left pending (nvidia-smi's `MIG mode "
+        "is in pending enable state`, mig-parted's `Mode change pending: true`, a sentence that "
+        "says enabling MIG needs a reboot): a warning.",
         why="With MIG enabled a process sees GPU instances, not the GPU: a training job gets a "
         "slice of the memory and SMs, and NCCL cannot use NVLink or P2P between MIG instances. "
         "A node left in MIG mode after inference work trains far slower, or its jobs fail to "
@@ -82,10 +115,20 @@ class MigEnabled(Rule):
         example="`nvidia-smi -q` shows `MIG Mode / Current : Enabled` on one of the 8 GPUs of a "
         "training node.",
         fix="Disable it where a full GPU is expected: `sudo nvidia-smi -i N -mig 0`, then reset "
-        "the GPU or reboot.",
+        "the GPU or reboot. A pending change takes effect after `nvidia-smi -r -i N` (no process "
+        "on the GPU) or a reboot.",
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        pending = ctx.snapshot.observations("mig-pending")
+        if pending:
+            yield self.finding(
+                f"A MIG mode change is pending ({(pending[0].value or '')[:100]}): the GPU keeps "
+                "its old mode until it is reset or the machine reboots, and MIG configurations "
+                "cannot be applied meanwhile.",
+                [o.evidence for o in pending[:2]],
+                severity=Severity.WARNING,
+            )
         selected = ctx.snapshot.observations("mig-selected")
         level = Severity.INFO if selected else None
         meant = f"; the text hands out MIG instances ({selected[0].value})" if selected else ""

@@ -41,7 +41,8 @@ class ContainerWithoutGpus(Rule):
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
         "machine with GPUs, or where a process of the report looked for a GPU and found none) "
         "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
-        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry; "
+        "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry "
+        "with `count` or `device_ids` (one with neither requests zero GPUs); "
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
         "`nvidia.com/gpu` limit. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
@@ -80,6 +81,16 @@ class ContainerWithoutGpus(Rule):
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
+        for spec in ctx.snapshot.run_specs:
+            if spec.kind == "compose" and spec.gpu_count == 0 and spec.gpus:
+                yield self.finding(
+                    f"The compose spec for {spec.image or 'the container'} reserves GPUs without "
+                    f"`count` or `device_ids` ({spec.gpus}): Docker Compose passes that as a "
+                    "request for zero GPUs, so the container gets none; add `count: all`"
+                    + (", and the report shows it saw none." if unavailable else "."),
+                    spec_evidence(spec, "capabilities", "driver")[:2],
+                    severity=Severity.ERROR if unavailable else Severity.WARNING,
+                )
         yield from self._unshown_container(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         if stated:

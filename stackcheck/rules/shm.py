@@ -73,8 +73,8 @@ class ShmTooSmall(Rule):
         for spec in ctx.snapshot.run_specs:
             if spec.kind == "kubernetes" and spec.image is None:
                 continue  # a resource list alone: the pod's volumes were not shown
-            if _sets_shm(spec) or diagnostic_only(spec):
-                continue
+            if _sets_shm(spec) or diagnostic_only(spec) or spec.gpu_count == 0:
+                continue  # (a spec that requests zero GPUs is SC531's: fix that first)
             if spec.gpus or gpu_image(spec):
                 # NCCL's shared-memory transport joins GPUs of one container: with one GPU only
                 # DataLoader workers (if any) are left to need /dev/shm.

@@ -336,6 +336,9 @@ ObservationKind = Literal[
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
     "mlock-failed",  # a process could not lock memory (mlock ENOMEM): RLIMIT_MEMLOCK too low
     "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")
+    "persistence-off-stated",  # the report says persistence mode was off
+    "gpu-init-slow-stated",  # the report says nvidia-smi takes minutes (the GPUs initialise anew)
+    "mig-pending",  # a MIG mode change waits for a GPU reset or a reboot
 ]
 
 

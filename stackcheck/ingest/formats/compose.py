@@ -1,5 +1,8 @@
 """docker-compose services: ``shm_size``, ``ipc``, ``ulimits.memlock``, ``devices``, the GPU
-reservation under ``deploy.resources.reservations.devices``, ``environment``, ``command``."""
+reservation under ``deploy.resources.reservations.devices`` (or Compose 2.30+'s ``gpus:``),
+``environment``, ``command``. A reservation that names neither ``count`` nor ``device_ids``
+requests zero GPUs: Docker Compose passes it to the daemon with a count of 0, so the container
+gets no GPU although the docs of that day said "all" (docker/docs#20588)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.parsers.yamlish import Entry, flow_list, strip_quotes, walk
 from stackcheck.snapshot.model import RunSpec
+
+_UNCOUNTED = ("capabilities [gpu]", "driver: nvidia")
 
 
 def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], list[Fact]]]:
@@ -32,6 +37,10 @@ def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], lis
         _read(spec, entry.path[2:], entry, line, facts)
     for spec, _, _ in found.values():
         visible_limit(spec)
+        if spec.gpus in _UNCOUNTED:
+            # A reservation with neither `count` nor `device_ids`: Docker Compose passes it as a
+            # request for zero GPUs, whatever its docs said (docker/docs#20588).
+            spec.gpus, spec.gpu_count = f"{spec.gpus}, no count or device_ids", 0
     return list(found.values())
 
 
@@ -71,7 +80,11 @@ def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: 
         ids = flow_list(value)
         spec.gpus, spec.gpu_count = f"device_ids {ids}", len(ids)
     elif key == "count" and "devices" in sub:
-        spec.gpus = spec.gpus or f"count {value}"
+        spec.gpus = f"count {value}"
+        spec.gpu_count = int(value) if value.isdigit() else spec.gpu_count
+    elif not sub and key == "gpus" and value:
+        # Compose 2.30+'s short form, as `docker run --gpus`: `gpus: all` or a count.
+        spec.gpus = f"gpus: {value}"
         spec.gpu_count = int(value) if value.isdigit() else spec.gpu_count
     elif key in ("capabilities", "driver") and "devices" in sub and "gpu" in value + key:
         spec.gpus = spec.gpus or "capabilities [gpu]"

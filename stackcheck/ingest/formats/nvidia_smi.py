@@ -7,6 +7,7 @@ On GPUs that support MIG (R450 on) the header's last column has a third line, ``
 each GPU's third row line says ``Enabled``, ``Disabled`` or ``N/A`` there. Where instances
 exist, a ``MIG devices:`` table follows, one row per instance (``|  0    1   0   0  | ...``:
 GPU, GI ID, CI ID, MIG Dev): a GPU with a row there is in MIG mode whatever else is pasted.
+Each GPU row's ``Persistence-M`` cell (``On`` / ``Off``) is the GPU's persistence mode.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from stackcheck.snapshot.model import ComponentName
 
 _DRIVER = re.compile(r"Driver Version:\s*(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)")
 _CUDA = re.compile(r"CUDA Version:\s*(\d{1,2}\.\d{1,2})")
-_ROW = re.compile(r"^\s*\|\s{1,6}(\d{1,2})\s{1,6}(\S.{0,60}?)\s{2,}(?:On|Off|N/A)\s{0,6}\|")
+_ROW = re.compile(r"^\s*\|\s{1,6}(\d{1,2})\s{1,6}(\S.{0,60}?)\s{2,}(On|Off|N/A)\s{0,6}\|")
 _MEMORY = re.compile(r"\|\s{0,12}\d{1,7}MiB\s{0,4}/\s{0,4}(\d{1,7})MiB")
 _BUS = re.compile(r"\|\s{0,12}([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s")
 _MIG_CELL = re.compile(r"^\s*\|[\s|]{0,120}?\|\s{0,30}(Enabled|Disabled)\s{0,4}\|\s*$")
@@ -33,6 +34,11 @@ _MIG_DEVICE = re.compile(r"^\s*\|\s{1,4}(\d{1,2})(?:\s{1,6}\d{1,3}){3}\s{1,4}\|"
 def _mig(line: Line, index: int, bus: str | None, on: bool) -> GpuHealthFact:
     bus_id = normalise_bus_id(bus) if bus else None
     return GpuHealthFact(line, GpuHealth(bus_id=bus_id, index=index, mig_mode=on), [line])
+
+
+def _persistence(line: Line, index: int, bus: str | None, on: bool) -> GpuHealthFact:
+    bus_id = normalise_bus_id(bus) if bus else None
+    return GpuHealthFact(line, GpuHealth(bus_id=bus_id, index=index, persistence_mode=on), [line])
 
 
 class NvidiaSmiTable(Format):
@@ -80,6 +86,9 @@ class NvidiaSmiTable(Format):
                 gpus.append(GpuFact(line, row.group(2).strip(), index=int(row.group(1))))
                 bus = _BUS.search(line.text)
                 buses[int(row.group(1))] = bus.group(1) if bus else None
+                if row.group(3) != "N/A":  # the Persistence-M cell (Linux; WDDM/TCC on Windows)
+                    index = int(row.group(1))
+                    facts.append(_persistence(line, index, buses[index], row.group(3) == "On"))
                 continue
             memory = _MEMORY.search(line.text)
             if memory is not None and gpus and gpus[-1].memory_mib is None:

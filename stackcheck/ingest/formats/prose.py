@@ -266,16 +266,21 @@ def _asserted(sentence: str) -> bool:
 
 
 # A GPU request named as what was missing, or as the fix: "need to set the gpu limits", "forgot
-# --gpus all", "solved it by adding nvidia.com/gpu", "without the --gpus flag".
+# --gpus all", "solved it by adding nvidia.com/gpu", "without the --gpus flag", "has no NVIDIA
+# device reservation".
 _GPU_REQUEST = re.compile(
     r"\b(?:need(?:s|ed)?\sto|ha(?:d|ve|s)\sto|forg[oe]t(?:ten)?(?:\sto)?)\s(?:also\s)?"
     r"(?:set|add|specify|pass|request|claim|use)\b|"
     r"\b(?:fixed|solved|resolved)\s(?:it\s|this\s)?(?:by|after)\s(?:add|sett|specify|pass)\w{0,4}\b|"
-    r"\bafter\s(?:add|sett|specify|pass|enabl)\w{0,4}\b|\b(?:without|missing|lacks?)\s",
+    r"\bafter\s(?:add|sett|specify|pass|enabl)\w{0,4}\b|\b(?:without|missing|lacks?)\s|"
+    r"\b(?:has|had|have)\sno\s",
     re.IGNORECASE,
 )
 _GPU_REQUESTED = re.compile(
-    r"(?:--gpus\b|nvidia\.com/gpu\b|\bgpu\s(?:limits?|requests?)\b|--runtime[=\s]nvidia\b)",
+    r"(?:--gpus\b|nvidia\.com/gpu\b|\bgpu\s(?:limits?|requests?)\b|--runtime[=\s]nvidia\b|"
+    # compose's GPU request: "has no NVIDIA device reservation", "is missing the
+    # deploy.resources.reservations.devices block" (odysseus-dev/odysseus#2659)
+    r"\b(?:nvidia|gpu)\sdevice\sreservations?\b|\breservations\.devices\b)",
     re.IGNORECASE,
 )
 
@@ -308,7 +313,10 @@ def hardware_path_stated(line: Line) -> list[Fact]:
 _TOOL_HINT = re.compile(r"\b(?:ERROR|WARN(?:ING)?|Please)\b")
 _MEMLOCK_RAISE = re.compile(
     r"\b(?:bump|rais|increas|lift)\w{0,3}\b.{0,40}?"
-    r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b",
+    r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b|"
+    # "ucx works up until the point it needs ulimit -l to be unlimited" (usernetes#373)
+    r"\bneeds?\s(?:the\s)?(?:ulimit\s-l|memlock|RLIMIT_MEMLOCK|locked\smemory(?:\slimit)?)\s"
+    r"(?:to\sbe\s|set\sto\s)?unlimited\b",
     re.IGNORECASE,
 )
 
