@@ -8,6 +8,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report, signatures
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
 
 
@@ -759,3 +760,37 @@ def test_memlock_limit_stated_in_prose(matrix: Matrix) -> None:
     need = "UCX over ibverbs needs ulimit -l to be unlimited."
     assert loud(matrix, f"{limit}\n{need}") == {"SC511": Severity.WARNING}
     assert "SC511" not in findings(matrix, "Is the memlock limit 64 KB in the pod?")
+
+
+def test_a_compose_deploy_block_pasted_alone(matrix: Matrix) -> None:
+    """482: a service's `deploy:` block alone (its first line carries a comment, which is not a
+    root prompt), with a GPU reservation that names no count; the same block with `count: all`
+    is a request, and says nothing of the service's /dev/shm (677's fix)."""
+    assert loud(matrix, body("482")) == {"SC531": Severity.WARNING}
+    [spec] = read_report(body("482"), "p").snapshot.run_specs
+    assert (spec.kind, spec.name, spec.gpu_count) == ("compose", None, 0)
+    counted = body("482").replace(
+        "capabilities: [ gpu ]", "count: all\n          capabilities: [gpu]"
+    )
+    assert findings(matrix, counted) == {}
+    for prompt in ("root@box:/# nvidia-smi", "[root@host dir]# nvidia-smi"):
+        [parsed] = read_report(prompt, "p").segments
+        assert [line.text for line in parsed.segment.lines] == ["nvidia-smi"], prompt
+
+
+def test_a_cpu_wheel_of_pytorch_beside_cuda_unavailable(matrix: Matrix) -> None:
+    """645: pip fetched the plain Windows wheel of torch 1.7.1, a CPU build (CUDA builds for
+    Windows carry +cuXYZ); beside `is_available()` False it is why, as a `+cpu` build is."""
+    snapshot = read_report(body("645"), "p").snapshot
+    [torch] = snapshot.installations(ComponentName.TORCH)
+    assert (torch.version, torch.properties.get("cpu_only")) == ("1.7.1", "yes")
+    unavailable = ">>> torch.cuda.is_available()\nFalse"
+    for build in (
+        "  Downloading torch-2.1.0-cp311-cp311-win_amd64.whl (192.3 MB)",
+        "torch==2.1.0+cpu",
+    ):
+        assert loud(matrix, f"{build}\n{unavailable}") == {"SC201": Severity.WARNING}, build
+    cuda = "  Downloading https://download.pytorch.org/whl/cu121/torch-2.1.0%2Bcu121-cp311-cp311-win_amd64.whl"
+    assert "SC201" not in findings(matrix, f"{cuda}\n{unavailable}")
+    mac = "torch==2.1.0+cpu\nI run it on my MacBook."
+    assert "SC201" not in findings(matrix, f"{mac}\n{unavailable}")

@@ -41,9 +41,10 @@ _PREFIXES = (
     re.compile(r"^ {0,3}>(?!>)\s?"),  # Markdown quote (up to 3 spaces before), not a prompt
 )
 # "$ cmd", "user:~$ cmd", "(env) [0] me@host:~/dir $ cmd", "[me@host ~]$ cmd", "root@box:/# cmd";
-# a bare "# " is not a prompt (conda and nccl-tests print comment lines).
+# a bare "# " is not a prompt (conda and nccl-tests print comment lines), nor is a YAML key with
+# a comment ("deploy: # API dependent on compose version").
 _PROMPT = re.compile(
-    r"^(?:\([\w.-]{1,40}\)\s{1,4})?(?:\[\d{1,3}\]\s{1,4})?"
+    r"^(?![\w.-]{1,64}:\s{1,4}#)(?:\([\w.-]{1,40}\)\s{1,4})?(?:\[\d{1,3}\]\s{1,4})?"
     r"(?:\[?[\w.-]{1,64}(?:@[\w.-]{1,64})?[: ][^\s$#]{0,200}\]?\s{0,4}[$#]|\$)\s{1,4}"
 )
 _REPL = re.compile(r"^(?:>>>|\.\.\.|In \[\d{1,5}\]:)\s")

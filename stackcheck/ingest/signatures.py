@@ -19,6 +19,7 @@ from typing import Any, cast, get_args
 from stackcheck import versions
 from stackcheck.errors import StackcheckError
 from stackcheck.ingest.facts import (
+    REPORTED_ENV,
     ComponentFact,
     Fact,
     GpuFact,
@@ -60,6 +61,7 @@ _FACT_KINDS = frozenset(
         "xid",
         "shm-gib",
         "mig-mode",
+        "torch-cpu",
     }
 )
 
@@ -150,6 +152,11 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
     if kind == "memlock-kb":
         # a limit stated in KiB, as ulimit -l and UCX print it
         return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+    if kind == "torch-cpu":
+        # a PyTorch release known to be a CPU build by where it came from (`value`: its version)
+        torch = ComponentFact(line, ComponentName.TORCH, version=value, python_env=REPORTED_ENV)
+        torch.properties["cpu_only"] = "yes"
+        return torch
     raise AssertionError(f"fact kind {kind!r} is in _FACT_KINDS but has no reading here")
 
 

@@ -55,6 +55,8 @@ def walk(texts: Sequence[str]) -> Iterator[Entry]:
             yield Entry(index, indent, path, None, body or None, item)
             continue
         key, value = strip_quotes(found.group(1)), (found.group(2) or "").strip()
+        if value.startswith("#"):
+            value = ""  # `deploy: # a comment`: a mapping follows
         yield Entry(index, indent, path, key, value or None, item)
         if not value or value in ("|", ">", "|-", ">-"):
             stack.append((indent, key))

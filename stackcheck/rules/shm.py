@@ -73,6 +73,8 @@ class ShmTooSmall(Rule):
         for spec in ctx.snapshot.run_specs:
             if spec.kind == "kubernetes" and spec.image is None:
                 continue  # a resource list alone: the pod's volumes were not shown
+            if spec.kind == "compose" and spec.name is None:
+                continue  # a service's `deploy:` block alone: the rest of it was not shown
             if _sets_shm(spec) or diagnostic_only(spec) or spec.gpu_count == 0:
                 continue  # (a spec that requests zero GPUs is SC531's: fix that first)
             if spec.gpus or gpu_image(spec):

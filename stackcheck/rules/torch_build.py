@@ -27,7 +27,9 @@ class CpuOnlyTorch(Rule):
         "and reads PyTorch's `Torch not compiled with CUDA enabled` (not where Inductor's "
         "`Error getting cuda arch` caught it: a compile's probe on a CPU machine). Where the "
         "report says the machine has no NVIDIA GPU (an Apple-silicon Mac, a CPU-only box) and "
-        "nothing shows one, that message is advice (`info`): no build gives CUDA there.",
+        "nothing shows one, that message is advice (`info`): no build gives CUDA there. Where no "
+        "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel) beside a program that found "
+        "CUDA unavailable is a warning: the build is why.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -69,6 +71,18 @@ class CpuOnlyTorch(Rule):
                         "built for NVIDIA GPUs.",
                         [*torch.evidence[:2], *ctx.built_for_gpus[:2]],
                     )
+                return
+            unavailable = ctx.snapshot.observations("cuda-unavailable")
+            if cpu_only and len(cpu_only) == len(builds) and unavailable and not cpu:
+                # The process looked for CUDA and the only PyTorch shown is a CPU build: that
+                # build is why (a pip that fetched the plain Windows wheel, pytorch/pytorch#52662).
+                torch = cpu_only[0]
+                yield self.finding(
+                    f"PyTorch {torch.version or ''} has no CUDA support, and the report shows the "
+                    f"program found CUDA unavailable ({(unavailable[0].value or '')[:60]}).",
+                    [*torch.evidence[:1], unavailable[0].evidence],
+                    severity=Severity.WARNING,
+                )
                 return
             yield from self._next_to_cuda_packages(ctx, cpu_only)
             return

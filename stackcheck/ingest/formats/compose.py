@@ -23,6 +23,13 @@ _UNCOUNTED = ("capabilities [gpu]", "driver: nvidia")
 def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], list[Fact]]]:
     found: dict[str, tuple[RunSpec, list[Line], list[Fact]]] = {}
     for entry in walk([line.text for line in lines]):
+        if entry.path and entry.path[0] == "deploy":
+            # A service's `deploy:` block pasted alone (cresset-template/cresset#171): one
+            # service, unnamed.
+            spec, used, facts = found.setdefault("", (RunSpec(kind="compose"), [], []))
+            used.append(lines[entry.index])
+            _read(spec, entry.path, entry, lines[entry.index], facts)
+            continue
         if not entry.path or entry.path[0] != "services":
             continue
         if len(entry.path) == 1:
@@ -95,7 +102,7 @@ def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: 
 class Compose(Format):
     name = "compose"
     title = "docker-compose service"
-    anchor = re.compile(r"^\s*services\s*:\s*$")
+    anchor = re.compile(r"^\s*services\s*:\s*$|^deploy\s*:\s*(?:#.{0,200})?$")
     blank_ok = True
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
