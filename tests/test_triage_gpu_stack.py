@@ -794,3 +794,25 @@ def test_a_cpu_wheel_of_pytorch_beside_cuda_unavailable(matrix: Matrix) -> None:
     assert "SC201" not in findings(matrix, f"{cuda}\n{unavailable}")
     mac = "torch==2.1.0+cpu\nI run it on my MacBook."
     assert "SC201" not in findings(matrix, f"{mac}\n{unavailable}")
+
+
+def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matrix) -> None:
+    """nvidia-container-cli's `unknown device` (a GPU the host lacks) and `cgroup subsystem
+    devices not found` (a cgroup-v2 host under libnvidia-container before 1.8), and the driver
+    installer's `Unable to load the kernel module 'nvidia.ko'`: the process gets no GPU."""
+    for text in (
+        "stderr: nvidia-container-cli: device error: 1: unknown device\\n",
+        "nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0"
+        ": unknown device",
+        "Sep 08 08:58:07 host k3s[8174]: nvidia-container-cli: device error: "
+        "/var/run/nvidia-container-devices: unknown device: unknown",
+        "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
+        "unknown.",
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ...",
+    ):
+        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
+    for text in (
+        "nvidia-container-cli: device error: unknown reason",
+        "I could load the kernel module nvidia.ko after disabling Secure Boot",
+    ):
+        assert "SC532" not in findings(matrix, text), text
