@@ -816,3 +816,38 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "I could load the kernel module nvidia.ko after disabling Secure Boot",
     ):
         assert "SC532" not in findings(matrix, text), text
+
+
+# nvidia-smi's table as NVIDIA/DIGITS#2005 posted it (R375: a K40m in Exclusive_Process mode).
+_EXCLUSIVE = """+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 375.26                 Driver Version: 375.26                    |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla K40m          On   | 0000:04:00.0     Off |                    0 |
+| N/A   35C    P0    63W / 235W |     74MiB / 11439MiB |      0%   E. Process |
++-------------------------------+----------------------+----------------------+"""
+
+
+def test_exclusive_compute_mode_and_cudas_busy_or_unavailable(matrix: Matrix) -> None:
+    """CUDA's error 46 beside a GPU nvidia-smi shows in Exclusive_Process mode: another process
+    holds it (a warning). Either alone is advice: exclusive mode is a cluster policy, and error
+    46 also follows a GPU that needs a reset."""
+    busy = (
+        "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or "
+        "unavailable"
+    )
+    assert loud(matrix, f"{_EXCLUSIVE}\n{busy}") == {"SC1322": Severity.WARNING}
+    assert findings(matrix, _EXCLUSIVE).get("SC1322") is Severity.INFO
+    for text in (
+        busy,
+        "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+        "THCudaCheck FAIL file=THCStorage.cu line=66 error=46 : all CUDA-capable devices are "
+        "busy or unavailable",
+    ):
+        assert findings(matrix, text).get("SC1322") is Severity.INFO, text
+    prohibited = _EXCLUSIVE.replace("   E. Process |", "   Prohibited |")
+    assert loud(matrix, prohibited) == {"SC1322": Severity.WARNING}
+    default = _EXCLUSIVE.replace("   E. Process |", "      Default |")
+    assert "SC1322" not in findings(matrix, f"{default}")

@@ -51,7 +51,7 @@ from stackcheck.rules.fleet_drift import (
 )
 from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
-from stackcheck.rules.gpu_mode import MigEnabled, PersistenceModeOff
+from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, PersistenceModeOff
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
@@ -177,6 +177,7 @@ RULES: tuple[Rule, ...] = (
     NcclSocketInterfaceMissing(),
     MlockFailed(),
     NcclProtoLl128Forced(),
+    ComputeModeExclusive(),
 )
 
 

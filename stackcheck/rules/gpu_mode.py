@@ -151,3 +151,64 @@ class MigEnabled(Rule):
                 [stated[0].evidence],
                 severity=level,
             )
+
+
+class ComputeModeExclusive(Rule):
+    id = "SC1322"
+    name = "compute-mode-exclusive"
+    family = "gpu-mode"
+    severity = Severity.WARNING
+    lowest = Severity.INFO
+    title = "A GPU's compute mode lets only one process use it, or none"
+    doc = RuleDoc(
+        what="Reads the `Compute M.` cell of `nvidia-smi`'s table (`E. Process`, `E. Thread`, "
+        "`Prohibited`) and CUDA's error 46 (`all CUDA-capable devices are busy or unavailable`, "
+        "`CUDA-capable device(s) is/are busy or unavailable`). A warning where error 46 comes "
+        "with a GPU in an exclusive mode, or where a GPU is Prohibited; advice where only one of "
+        "them is shown (exclusive mode is a common cluster policy; error 46 also follows a GPU "
+        "that needs a reset).",
+        why="In Exclusive_Process mode a GPU takes one CUDA context: a second process (another "
+        "job, a DataLoader worker or evaluation process that touches CUDA, a stray notebook "
+        "kernel) fails with error 46 at its first CUDA call. Prohibited lets no process use it.",
+        example="`Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy "
+        "or unavailable` next to `nvidia-smi` showing `E. Process` (NVIDIA/DIGITS#2005).",
+        fix="Find the process holding the GPU (`nvidia-smi --query-compute-apps=pid,name "
+        "--format=csv`) and stop it, use another GPU, or set the default mode where sharing is "
+        "meant: `sudo nvidia-smi -i N -c DEFAULT` (MPS is the way to share an exclusive GPU).",
+        references=("https://github.com/NVIDIA/DIGITS/issues/2005",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        modes = ctx.snapshot.observations("compute-mode-exclusive")
+        busy = ctx.snapshot.observations("devices-unavailable")
+        prohibited = [o for o in modes if "Prohibited" in (o.value or "")]
+        shown = "; ".join(dict.fromkeys((o.value or "") for o in modes[:4]))
+        if busy and modes:
+            yield self.finding(
+                f"CUDA found the GPUs busy or unavailable ({(busy[0].value or '')[:80]}) and "
+                f"nvidia-smi shows an exclusive compute mode ({shown}): another process holds "
+                "the GPU.",
+                [busy[0].evidence, *(o.evidence for o in modes[:2])],
+                severity=Severity.WARNING,
+            )
+        elif prohibited:
+            yield self.finding(
+                f"A GPU's compute mode is Prohibited ({shown}): no process can use it.",
+                [o.evidence for o in prohibited[:2]],
+                severity=Severity.WARNING,
+            )
+        elif modes:
+            yield self.finding(
+                f"GPUs are in an exclusive compute mode ({shown}): one CUDA process per GPU; a "
+                "second one fails with 'busy or unavailable'.",
+                [o.evidence for o in modes[:2]],
+                severity=Severity.INFO,
+            )
+        elif busy and not ctx.snapshot.hardware.xids:  # (an Xid, e.g. 154, says why: SC1117's)
+            yield self.finding(
+                f"CUDA found the GPUs busy or unavailable ({(busy[0].value or '')[:80]}): an "
+                "exclusive compute mode with another process on the GPU, or a GPU that needs a "
+                "reset; `nvidia-smi` shows which.",
+                [busy[0].evidence],
+                severity=Severity.INFO,
+            )

@@ -339,6 +339,8 @@ ObservationKind = Literal[
     "persistence-off-stated",  # the report says persistence mode was off
     "gpu-init-slow-stated",  # the report says nvidia-smi takes minutes (the GPUs initialise anew)
     "mig-pending",  # a MIG mode change waits for a GPU reset or a reboot
+    "compute-mode-exclusive",  # a GPU in an exclusive or prohibited compute mode
+    "devices-unavailable",  # CUDA error 46: the GPUs are busy (exclusive mode) or unavailable
 ]
 
 

@@ -7,7 +7,8 @@ On GPUs that support MIG (R450 on) the header's last column has a third line, ``
 each GPU's third row line says ``Enabled``, ``Disabled`` or ``N/A`` there. Where instances
 exist, a ``MIG devices:`` table follows, one row per instance (``|  0    1   0   0  | ...``:
 GPU, GI ID, CI ID, MIG Dev): a GPU with a row there is in MIG mode whatever else is pasted.
-Each GPU row's ``Persistence-M`` cell (``On`` / ``Off``) is the GPU's persistence mode.
+Each GPU row's ``Persistence-M`` cell (``On`` / ``Off``) is the GPU's persistence mode; a
+``Compute M.`` cell other than ``Default`` (``E. Process``, ``Prohibited``) is an observation.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import ComponentFact, Fact, GpuFact
+from stackcheck.ingest.facts import ComponentFact, Fact, GpuFact, ObservationFact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.hardware import GpuHealthFact
 from stackcheck.ingest.lines import Line
@@ -27,6 +28,9 @@ _CUDA = re.compile(r"CUDA Version:\s*(\d{1,2}\.\d{1,2})")
 _ROW = re.compile(r"^\s*\|\s{1,6}(\d{1,2})\s{1,6}(\S.{0,60}?)\s{2,}(On|Off|N/A)\s{0,6}\|")
 _MEMORY = re.compile(r"\|\s{0,12}\d{1,7}MiB\s{0,4}/\s{0,4}(\d{1,7})MiB")
 _BUS = re.compile(r"\|\s{0,12}([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s")
+# The Compute M. cell at the end of a GPU's second row line: Default, E. Process, E. Thread (before
+# R450) or Prohibited.
+_COMPUTE_MODE = re.compile(r"\s(E\.\s?Process|E\.\s?Thread|Prohibited)\s{0,4}\|\s*$")
 _MIG_CELL = re.compile(r"^\s*\|[\s|]{0,120}?\|\s{0,30}(Enabled|Disabled)\s{0,4}\|\s*$")
 _MIG_DEVICE = re.compile(r"^\s*\|\s{1,4}(\d{1,2})(?:\s{1,6}\d{1,3}){3}\s{1,4}\|")  # GPU GI CI Dev
 
@@ -93,4 +97,8 @@ class NvidiaSmiTable(Format):
             memory = _MEMORY.search(line.text)
             if memory is not None and gpus and gpus[-1].memory_mib is None:
                 gpus[-1].memory_mib = int(memory.group(1))
+                mode = _COMPUTE_MODE.search(line.text)
+                if mode is not None:
+                    said = f"GPU {gpus[-1].index}: {mode.group(1)}"
+                    facts.append(ObservationFact(line, "compute-mode-exclusive", said))
         return facts + list(gpus)
