@@ -851,3 +851,20 @@ def test_exclusive_compute_mode_and_cudas_busy_or_unavailable(matrix: Matrix) ->
     assert loud(matrix, prohibited) == {"SC1322": Severity.WARNING}
     default = _EXCLUSIVE.replace("   E. Process |", "      Default |")
     assert "SC1322" not in findings(matrix, f"{default}")
+
+
+def test_a_cuda_compiler_that_does_not_know_the_architecture(matrix: Matrix) -> None:
+    """ptxas (Triton's bundled copy) and nvcc refusing an architecture: the toolkit that builds
+    the kernels predates the GPU (triton-lang/triton#8539, alexandrosstergiou/SoftPool#7)."""
+    for text in (
+        "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+        "ptxas fatal : Value 'sm_89' is not defined for option 'gpu-name'",
+        "nvcc fatal   : Unsupported gpu architecture 'compute_86'",
+        "pytorch=1.7, 报错nvcc fatal : Unsupported gpu architecture 'compute_86'",
+    ):
+        assert loud(matrix, text) == {"SC202": Severity.ERROR}, text
+    for text in (
+        "ptxas fatal   : Unresolved extern function 'foo'",
+        "nvcc fatal   : Unsupported gpu architecture",
+    ):
+        assert "SC202" not in findings(matrix, text), text

@@ -254,14 +254,20 @@ class TorchMissingArch(Rule):
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
-        "carries (read from libtorch_python.so, else from the matrix for that wheel variant).",
+        "carries (read from libtorch_python.so, else from the matrix for that wheel variant); "
+        "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
+        "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
+        "compiler older than the GPU).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
         example="PyTorch 2.8 cu128 (sm_75 and newer) on a p3 V100 (sm_70); or a cu126 wheel on "
         "a B200 (sm_100).",
         fix="Install the wheel variant whose arch list covers the GPU (`stackcheck matrix torch "
-        "<version>` lists them): cu126 still has sm_50-sm_90, cu128+/cu13x have sm_75-sm_120.",
+        "<version>` lists them): cu126 still has sm_50-sm_90, cu128+/cu13x have sm_75-sm_120. "
+        "Where nvcc or ptxas does not know the architecture, build with a CUDA toolkit that "
+        "does (CUDA 11.1+ for sm_86, 11.8 for sm_89/sm_90, 12.8 for sm_120), or point Triton "
+        "at one (`TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas`).",
         references=("https://github.com/pytorch/pytorch/issues/157517",),
     )
 
@@ -277,6 +283,15 @@ class TorchMissingArch(Rule):
                 "A CUDA kernel found no code for the GPU (no kernel image is available for "
                 "execution on the device): the build lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
+            )
+        unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
+        if unknown:
+            yield self.finding(
+                f"The CUDA compiler does not support the architecture it was asked for "
+                f"({unknown[0].value}): the toolkit that builds the kernels (nvcc for an "
+                "extension, Triton's bundled ptxas for torch.compile and Triton kernels) predates "
+                "the GPU, or has dropped an architecture the build still lists.",
+                [o.evidence for o in unknown[:2]],
             )
 
     def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:

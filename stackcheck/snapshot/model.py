@@ -341,6 +341,7 @@ ObservationKind = Literal[
     "mig-pending",  # a MIG mode change waits for a GPU reset or a reboot
     "compute-mode-exclusive",  # a GPU in an exclusive or prohibited compute mode
     "devices-unavailable",  # CUDA error 46: the GPUs are busy (exclusive mode) or unavailable
+    "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
 ]
 
 
