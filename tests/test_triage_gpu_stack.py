@@ -637,6 +637,17 @@ def test_cudas_unknown_error_at_initialisation_is_recognised(matrix: Matrix) -> 
         assert loud(matrix, line) == {}, line
 
 
+def reads(
+    matrix: Matrix, rule: str, severity: Severity, said: tuple[str, ...], unsaid: tuple[str, ...]
+) -> None:
+    """Each text of ``said`` alone gets ``rule`` at ``severity`` and nothing else loud; none of
+    ``unsaid`` gets ``rule`` at all."""
+    for text in said:
+        assert loud(matrix, text) == {rule: severity}, text
+    for text in unsaid:
+        assert rule not in findings(matrix, text), text
+
+
 # A flush-left nvidia-smi row of an A100 with persistence mode off and on (R515 layout, as in
 # report 683).
 _SMI = """+-----------------------------------------------------------------------------+
@@ -690,18 +701,17 @@ def test_mig_mode_change_left_pending(matrix: Matrix) -> None:
     """680: enabling MIG on an A100 in passthrough needed a reboot; nvidia-smi and mig-parted
     say the same in their own words."""
     assert loud(matrix, body("680")) == {"SC1121": Severity.WARNING}
-    for text in (
+    said = (
         "Warning: MIG mode is in pending enable state for GPU 00000001:00:00.0:In use by another "
         "client",
         'time="2024-02-13T10:21:13Z" level=debug msg="    Mode change pending: true"',
         "Disabling MIG mode requires a GPU reset, which failed while the exporter ran.",
-    ):
-        assert loud(matrix, text) == {"SC1121": Severity.WARNING}, text
-    for text in (
+    )
+    unsaid = (
         "Do I need to reboot to enable MIG?",
         'time="2024-02-13T10:21:13Z" level=debug msg="    Mode change pending: false"',
-    ):
-        assert "SC1121" not in findings(matrix, text), text
+    )
+    reads(matrix, "SC1121", Severity.WARNING, said, unsaid)
 
 
 def test_compose_gpu_reservation_without_a_count_requests_none(matrix: Matrix) -> None:
@@ -725,12 +735,12 @@ def test_missing_compose_gpu_reservation_stated(matrix: Matrix) -> None:
     """677: the reporter says the service "has no NVIDIA device reservation" and the compose
     file "is missing the deploy.resources.reservations.devices block"."""
     assert loud(matrix, body("677")) == {"SC531": Severity.WARNING}
-    for said in (
+    said = (
         "The service has no NVIDIA device reservation, so nvidia-smi is unavailable.",
         "docker-compose.yml is missing the `deploy.resources.reservations.devices` block.",
-    ):
-        assert loud(matrix, said) == {"SC531": Severity.WARNING}, said
-    assert "SC531" not in findings(matrix, "Does the service need an NVIDIA device reservation?")
+    )
+    unsaid = ("Does the service need an NVIDIA device reservation?",)
+    reads(matrix, "SC531", Severity.WARNING, said, unsaid)
 
 
 def test_shared_memory_too_small_in_other_words(matrix: Matrix) -> None:
@@ -738,17 +748,16 @@ def test_shared_memory_too_small_in_other_words(matrix: Matrix) -> None:
     that says shared memory was not enough because Docker limits it."""
     assert loud(matrix, body("670")) == {"SC502": Severity.ERROR}
     assert loud(matrix, body("661")) == {"SC501": Severity.WARNING}
-    for said in (
+    said = (
         "The training crashed because there was not enough shared memory in the container.",
         "共享内存不足 DataLoader 崩溃了",
         "The shm is too small for 8 workers.",
-    ):
-        assert loud(matrix, said) == {"SC501": Severity.WARNING}, said
-    for not_said in (
+    )
+    unsaid = (
         "Is the shared memory not enough?",
         "This might be caused by insufficient shared memory (shm), but the limit is 64 GB here.",
-    ):
-        assert "SC501" not in findings(matrix, not_said), not_said
+    )
+    reads(matrix, "SC501", Severity.WARNING, said, unsaid)
 
 
 def test_memlock_limit_stated_in_prose(matrix: Matrix) -> None:
@@ -800,7 +809,7 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
     """nvidia-container-cli's `unknown device` (a GPU the host lacks) and `cgroup subsystem
     devices not found` (a cgroup-v2 host under libnvidia-container before 1.8), and the driver
     installer's `Unable to load the kernel module 'nvidia.ko'`: the process gets no GPU."""
-    for text in (
+    said = (
         "stderr: nvidia-container-cli: device error: 1: unknown device\\n",
         "nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0"
         ": unknown device",
@@ -809,13 +818,12 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
         "unknown.",
         "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ...",
-    ):
-        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
-    for text in (
+    )
+    unsaid = (
         "nvidia-container-cli: device error: unknown reason",
         "I could load the kernel module nvidia.ko after disabling Secure Boot",
-    ):
-        assert "SC532" not in findings(matrix, text), text
+    )
+    reads(matrix, "SC532", Severity.ERROR, said, unsaid)
 
 
 # nvidia-smi's table as NVIDIA/DIGITS#2005 posted it (R375: a K40m in Exclusive_Process mode).
@@ -856,15 +864,14 @@ def test_exclusive_compute_mode_and_cudas_busy_or_unavailable(matrix: Matrix) ->
 def test_a_cuda_compiler_that_does_not_know_the_architecture(matrix: Matrix) -> None:
     """ptxas (Triton's bundled copy) and nvcc refusing an architecture: the toolkit that builds
     the kernels predates the GPU (triton-lang/triton#8539, alexandrosstergiou/SoftPool#7)."""
-    for text in (
+    said = (
         "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
         "ptxas fatal : Value 'sm_89' is not defined for option 'gpu-name'",
         "nvcc fatal   : Unsupported gpu architecture 'compute_86'",
         "pytorch=1.7, 报错nvcc fatal : Unsupported gpu architecture 'compute_86'",
-    ):
-        assert loud(matrix, text) == {"SC202": Severity.ERROR}, text
-    for text in (
+    )
+    unsaid = (
         "ptxas fatal   : Unresolved extern function 'foo'",
         "nvcc fatal   : Unsupported gpu architecture",
-    ):
-        assert "SC202" not in findings(matrix, text), text
+    )
+    reads(matrix, "SC202", Severity.ERROR, said, unsaid)
