@@ -875,3 +875,37 @@ def test_a_cuda_compiler_that_does_not_know_the_architecture(matrix: Matrix) -> 
         "nvcc fatal   : Unsupported gpu architecture",
     )
     reads(matrix, "SC202", Severity.ERROR, said, unsaid)
+
+
+def test_nvidia_smi_query_gpu_csv(matrix: Matrix) -> None:
+    """`nvidia-smi --query-gpu=... --format=csv` as posted in kubernetes-sigs/dra-driver-nvidia-gpu
+    #852 (MIG current and pending per GPU) and Syllo/nvtop#470 (one column, `[N/A]` on a GPU
+    without MIG); the other fields as `--help-query-gpu` names them."""
+    dra = (
+        "uuid, mig.mode.current, mig.mode.pending\n"
+        "GPU-ec845691-fb46-e16d-abfb-b135308cb39f, Enabled, Enabled\n"
+        "GPU-91672fbd-4bc1-0434-a653-77a9501c84de, Disabled, Disabled\n"
+        "GPU-b4199570-ed3c-2a6b-646a-af77be93eac5, Disabled, Disabled\n"
+        "GPU-1a4dff29-ab6d-9f64-f125-8b7cebdaac4a, Disabled, Disabled"
+    )
+    assert mig_gpus(dra) == {0: True, 1: False, 2: False, 3: False}
+    assert loud(matrix, dra) == {"SC1121": Severity.WARNING}
+    pending = dra.replace("Enabled, Enabled", "Disabled, Enabled")
+    assert [o.value for o in read_report(pending, "p").snapshot.observed] == [
+        "GPU 0: MIG Disabled, pending Enabled"
+    ]
+    assert loud(matrix, pending) == {"SC1121": Severity.WARNING}
+    nvtop = "$ nvidia-smi --query-gpu=mig.mode.current\nmig.mode.current\n[N/A]"
+    assert read_report(nvtop, "p").recognised and findings(matrix, nvtop) == {}
+    fields = (
+        "name, driver_version, persistence_mode, compute_mode, compute_cap, memory.total [MiB]\n"
+        "NVIDIA A100-SXM4-80GB, 535.104.05, Disabled, Exclusive_Process, 8.0, 81920 MiB"
+    )
+    snapshot = read_report(fields, "p").snapshot
+    assert snapshot.installations(ComponentName.DRIVER)[0].version == "535.104.05"
+    assert [(g.name, g.compute_capability) for g in snapshot.gpus.devices] == [
+        ("NVIDIA A100-SXM4-80GB", "8.0")
+    ]
+    assert findings(matrix, fields) == {"SC1120": Severity.INFO, "SC1322": Severity.INFO}
+    for other in ("name, version\ntorch, 2.1.0", "uuid, index\nabc, 0"):
+        assert not read_report(other, "p").recognised, other

@@ -32,6 +32,7 @@ from stackcheck.ingest.formats.nccl_log import NcclLog
 from stackcheck.ingest.formats.nccl_tests import NcclTests
 from stackcheck.ingest.formats.nvcc import Nvcc
 from stackcheck.ingest.formats.nvidia_smi import NvidiaSmiTable
+from stackcheck.ingest.formats.nvidia_smi_csv import NvidiaSmiCsv
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
 from stackcheck.ingest.formats.nvidia_smi_topo import NvidiaSmiTopo
 from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
@@ -84,6 +85,7 @@ FORMATS: tuple[Format, ...] = (
     FiInfoVerbose(),
     IssueFormNcclVersion(),
     P2pBandwidthTest(),
+    NvidiaSmiCsv(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
