@@ -807,7 +807,8 @@ def test_a_cpu_wheel_of_pytorch_beside_cuda_unavailable(matrix: Matrix) -> None:
 
 def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matrix) -> None:
     """nvidia-container-cli's `unknown device` (a GPU the host lacks) and `cgroup subsystem
-    devices not found` (a cgroup-v2 host under libnvidia-container before 1.8), and the driver
+    devices not found` (a cgroup-v2 host under libnvidia-container before 1.8), its `mount error:
+    ... libnvidia-ml.so.1: file exists` (an image that ships driver libraries), and the driver
     installer's `Unable to load the kernel module 'nvidia.ko'`: the process gets no GPU."""
     said = (
         "stderr: nvidia-container-cli: device error: 1: unknown device\\n",
@@ -818,6 +819,8 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
         "unknown.",
         "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ...",
+        "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
+        "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
     )
     unsaid = (
         "nvidia-container-cli: device error: unknown reason",
