@@ -41,9 +41,9 @@ def test_each_signature_reads_its_real_example(signature: signatures.Signature) 
             assert isinstance(fact, GpuFact) and fact.compute_capability
         elif spec["kind"] == "xid":
             assert isinstance(fact, XidFact) and fact.code > 0
-        elif spec["kind"] == "mig-mode":
+        elif spec["kind"] in ("mig-mode", "persistence-mode"):
             assert isinstance(fact, GpuHealthFact) and fact.health.bus_id
-            assert fact.health.mig_mode is not None
+            assert (fact.health.mig_mode, fact.health.persistence_mode) != (None, None)
         elif spec["kind"] in ("peermem", "memlock-kb", "shm-gib"):
             assert isinstance(fact, RuntimeFact)
         elif spec["kind"] == "nccl-loaded":

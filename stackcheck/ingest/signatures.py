@@ -62,6 +62,7 @@ _FACT_KINDS = frozenset(
         "shm-gib",
         "mig-mode",
         "torch-cpu",
+        "persistence-mode",
     }
 )
 
@@ -152,6 +153,12 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
     if kind == "memlock-kb":
         # a limit stated in KiB, as ulimit -l and UCX print it
         return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+    if kind == "persistence-mode":
+        # `bus`: the GPU's PCI address; `value`: "Enabled" or "Disabled"
+        bus = _fill(spec["bus"], groups)
+        on = value.lower() == "enabled"
+        health = GpuHealth(bus_id=normalise_bus_id(bus), persistence_mode=on)
+        return GpuHealthFact(line, health, [line])
     if kind == "torch-cpu":
         # a PyTorch release known to be a CPU build by where it came from (`value`: its version)
         torch = ComponentFact(line, ComponentName.TORCH, version=value, python_env=REPORTED_ENV)
