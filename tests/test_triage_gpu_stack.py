@@ -690,11 +690,13 @@ def test_persistence_mode_off_where_the_report_shows_or_says_it(matrix: Matrix) 
     for not_said in (
         "Is persistence mode disabled on your nodes?",
         "If persistence mode is off, nvidia-smi is slow.",
-        # a monitor's per-GPU verdict (leptonai/gpud#431, healthy right after a reboot)
-        "persistence mode is not enabled on GPU 00000000:0F:00.0 (nvidia-smi)",
         "Disabled persistence mode for GPU 00000000:0F:00.0.",
     ):
         assert "SC1120" not in findings(matrix, not_said), not_said
+    # A monitor's per-GPU verdict (leptonai/gpud#431, healthy right after a reboot): the GPU's
+    # state, advice like a table's Off, not the reporter's word.
+    verdict = "persistence mode is not enabled on GPU 00000000:0F:00.0 (nvidia-smi)"
+    assert findings(matrix, verdict) == {"SC1120": Severity.INFO}
 
 
 def test_mig_mode_change_left_pending(matrix: Matrix) -> None:
