@@ -914,3 +914,20 @@ def test_nvidia_smi_query_gpu_csv(matrix: Matrix) -> None:
     assert findings(matrix, fields) == {"SC1120": Severity.INFO, "SC1322": Severity.INFO}
     for other in ("name, version\ntorch, 2.1.0", "uuid, index\nabc, 0"):
         assert not read_report(other, "p").recognised, other
+
+
+def test_vllm_finding_no_gpu_platform(matrix: Matrix) -> None:
+    """vLLM's `No platform detected` (0.7+) and `Failed to infer device type`: CUDA unavailable
+    to the process, which names no cause alone; beside a `docker run` without a GPU request
+    (vllm-project/vllm#13946's kind) the missing request is the cause."""
+    for said in (
+        "INFO 05-14 04:44:35 [__init__.py:243] No platform detected, vLLM is running on "
+        "UnspecifiedPlatform",
+        "RuntimeError: Failed to infer device type",
+    ):
+        snapshot = read_report(said, "p").snapshot
+        assert [o.kind for o in snapshot.observed] == ["cuda-unavailable"], said
+        assert loud(matrix, said) == {}, said
+    run = "docker run --rm -p 8000:8000 vllm/vllm-openai:latest --model /mnt/model"
+    failed = f"{run}\nRuntimeError: Failed to infer device type"
+    assert loud(matrix, failed)["SC531"] is Severity.ERROR
