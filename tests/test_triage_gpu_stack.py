@@ -821,6 +821,7 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
         "unknown.",
         "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ...",
+        "E0801 unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
         "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
         "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
     )
