@@ -932,3 +932,22 @@ def test_vllm_finding_no_gpu_platform(matrix: Matrix) -> None:
     run = "docker run --rm -p 8000:8000 vllm/vllm-openai:latest --model /mnt/model"
     failed = f"{run}\nRuntimeError: Failed to infer device type"
     assert loud(matrix, failed)["SC531"] is Severity.ERROR
+
+
+def test_a_driver_said_to_be_too_old_for_the_cuda_needed(matrix: Matrix) -> None:
+    """635: "This nvidia drivers are not compatible with cuda 12+." beside driver 510 and a
+    pip install of a CUDA 12 build: the reporter's word is a warning (the versions shown do
+    not settle it); a question, a condition or a workaround already taken is not."""
+    assert loud(matrix, body("635")) == {"SC101": Severity.WARNING}
+    said = (
+        "This nvidia drivers are not compatible with cuda 12+.",
+        "My driver only supports CUDA 11.4 and I cannot upgrade it.",
+        "The host driver doesn't support CUDA 12.4.",
+    )
+    unsaid = (
+        "Is my driver too old for CUDA 12?",
+        "If the driver is too old for CUDA 12, use the cu118 wheel.",
+        "My driver is not compatible with CUDA 12, so I installed the cu118 build.",
+        "The driver supports CUDA 12.4.",
+    )
+    reads(matrix, "SC101", Severity.WARNING, said, unsaid)

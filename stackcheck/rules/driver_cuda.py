@@ -73,7 +73,9 @@ class DriverTooOld(Rule):
         "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
         "Before CUDA 11 each release needs its own release's driver. Also reported from the "
         "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
-        "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`.",
+        "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`; and, as a warning, from "
+        "a report's sentence that says the driver is too old for (or does not support) the CUDA "
+        "release it needs.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
@@ -107,6 +109,17 @@ class DriverTooOld(Rule):
                 f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
                 f"{(reported[0].value or '')[:120]}.",
                 [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else []),
+            )
+        stated = ctx.snapshot.observations("driver-too-old-stated")
+        if stated and not (found or reported):
+            # The reporter's word, where the versions shown do not settle it: a warning.
+            driver = ctx.driver
+            shown = f" {driver.version}" if driver is not None and driver.version else ""
+            yield self.finding(
+                f"The report says the driver{shown} is too old for the CUDA it needs "
+                f"({(stated[0].value or '')[:100]}).",
+                [stated[0].evidence] + (driver.evidence[:1] if driver else []),
+                severity=Severity.WARNING,
             )
 
 

@@ -342,6 +342,7 @@ ObservationKind = Literal[
     "compute-mode-exclusive",  # a GPU in an exclusive or prohibited compute mode
     "devices-unavailable",  # CUDA error 46: the GPUs are busy (exclusive mode) or unavailable
     "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
+    "driver-too-old-stated",  # the report says the driver is too old for the CUDA it needs
 ]
 
 
