@@ -824,6 +824,8 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "E0801 unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
         "docker: Error response from daemon: cannot set both Count and DeviceIDs on device "
         "request.",
+        "nvidia-container-cli: initialization error: WSL environment detected but no adapters "
+        "were found: unknown.",
         "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
         "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
     )
