@@ -826,6 +826,8 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "request.",
         "nvidia-container-cli: initialization error: WSL environment detected but no adapters "
         "were found: unknown.",
+        "[188549.976351] NVRM: The NVIDIA probe routine was not called for 3 device(s).",
+        "[  441.170986] NVRM: No NVIDIA graphics adapter found!",
         "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
         "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
     )
