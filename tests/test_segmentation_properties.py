@@ -142,6 +142,7 @@ def _quotable(signature: signatures.Signature) -> bool:
     found = signature.match(signature.example)
     return (
         found is not None
+        and len(signature.pattern.findall(signature.example)) == 1  # one message, not a run
         and signature.requires is None
         and signature.excludes is None
         and all(s.format is PROSE for s in segment(split_lines(signature.example)))
