@@ -957,3 +957,17 @@ def test_a_driver_said_to_be_too_old_for_the_cuda_needed(matrix: Matrix) -> None
         "The driver supports CUDA 12.4.",
     )
     reads(matrix, "SC101", Severity.WARNING, said, unsaid)
+
+
+def test_program_level_xids_and_one_gpu_that_keeps_logging_them(matrix: Matrix) -> None:
+    """Xid 13, 31 and 43 are usually a program's own fault: advice (480, 478 are healthy). 477:
+    one GPU logged Xid 43 for four different processes and another Xid 31 for three: the GPU
+    is the common factor, a warning."""
+    assert loud(matrix, body("477")) == {"SC1117": Severity.WARNING}
+    for key in ("478", "480"):
+        assert findings(matrix, body(key)) == {"SC1117": Severity.INFO}, key
+    one = "[Thu Jan 28 00:16:35 2021] NVRM: Xid (PCI:0000:3d:00): 43, pid={}, Ch 00000008"
+    same = "\n".join(one.format(1405) for _ in range(4))
+    assert findings(matrix, same) == {"SC1117": Severity.INFO}  # one process, four times
+    many = "\n".join(one.format(pid) for pid in (1405, 11101, 35521))
+    assert findings(matrix, many) == {"SC1117": Severity.WARNING}

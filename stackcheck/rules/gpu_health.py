@@ -3,16 +3,18 @@ logged an Xid that says their memory, bus or NVLink is failing."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.hardware_facts import gpu_label
-from stackcheck.snapshot.hardware import GpuHealth, normalise_bus_id
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.hardware import GpuHealth, XidEvent, normalise_bus_id
 
 XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+_PID = re.compile(r"\bpid=(\d{1,10})\b")
+_MANY_PROCESSES = 3  # distinct processes one GPU logged a program-level Xid for
 GPU_DEBUG = (
     "stas00/ml-engineering@62d4359e484937e002469057f809c4149f02734d:compute/accelerator/nvidia/"
     "debug.md (Xid 63 and the Pending remapped row in nvidia-smi -q; reset to activate)"
@@ -116,7 +118,7 @@ class GpuXid(Rule):
     name = "gpu-xid"
     family = "gpu-health"
     severity = Severity.ERROR
-    lowest = Severity.WARNING  # the matrix's xid table: error or warning
+    lowest = Severity.INFO  # the matrix's xid table: error, warning, or info (program faults)
     title = "The driver logged an Xid that says a GPU is failing"
     doc = RuleDoc(
         what="Reads `NVRM: Xid` lines of the kernel log (the probe reads the tail of "
@@ -125,8 +127,10 @@ class GpuXid(Rule):
         "failure), 74 (NVLink), 79 (fallen off the bus), 92 (high single-bit rate), 94/95 "
         "(contained/uncontained ECC), 119/120 (GSP timeout, GSP error), 154 (recovery action: "
         "reset "
-        "required). Severity comes from the table; other codes (13, 31, 43 "
-        "are usually the application's own faults) are left alone. Also read where no NVRM Xid "
+        "required). Severity comes from the table; 13, 31 and 43 (usually the application's "
+        "own faults) are advice, and a warning where one GPU logs one of them for three or more "
+        "different processes (the GPU is then the common factor); other codes are left alone. "
+        "Also read where no NVRM Xid "
         "line is pasted: NVRM's `has fallen off the bus` and NVML's `GPU is lost` (79), "
         "`NV_ERR_RESET_REQUIRED` (154), the GSP's RPC timeout (119), an Xid "
         "named elsewhere (`XidCriticalError: Xid=48`), and nvidia-smi's `Unable to determine "
@@ -152,19 +156,31 @@ class GpuXid(Rule):
                 [o.evidence for o in unreachable[:2]],
                 severity=Severity.WARNING,
             )
-        groups: dict[tuple[int, str], list[Evidence]] = {}
+        groups: dict[tuple[int, str], list[XidEvent]] = {}
         for event in ctx.snapshot.hardware.xids:
-            groups.setdefault((event.code, event.bus_id or "?"), []).append(event.evidence)
+            groups.setdefault((event.code, event.bus_id or "?"), []).append(event)
         gpus = {g.bus_id: g for g in ctx.snapshot.hardware.gpus}
-        for (code, bus), evidence in groups.items():
+        for (code, bus), events in groups.items():
             known = ctx.matrix.xid(code)
             if known is None:
                 continue
             gpu = gpus.get(normalise_bus_id(bus)) if bus != "?" else None
             where = gpu_label(gpu) if gpu is not None else f"GPU {bus}" if bus != "?" else "A GPU"
-            times = f" ({len(evidence)} times)" if len(evidence) > 1 else ""
+            times = f" ({len(events)} times)" if len(events) > 1 else ""
+            severity = self.capped(known.unsure, Severity(known.severity))
+            # An Xid programs usually cause, logged on one GPU for many different processes:
+            # the GPU, not a program, is the common factor.
+            pids = {p for e in events for p in _PID.findall(e.text or "")}
+            suspect = severity is Severity.INFO and bus != "?" and len(pids) >= _MANY_PROCESSES
             yield self.finding(
-                f"{where}: Xid {code}{times}, {known.meaning}. {known.action}",
-                evidence[:3],
-                severity=self.capped(known.unsure, Severity(known.severity)),
+                f"{where}: Xid {code}{times}, {known.meaning}. "
+                + (
+                    f"It was logged for {len(pids)} different processes on this GPU alone: "
+                    "suspect the GPU. "
+                    if suspect
+                    else ""
+                )
+                + known.action,
+                [e.evidence for e in events[:3]],
+                severity=Severity.WARNING if suspect else severity,
             )
