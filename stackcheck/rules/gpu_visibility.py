@@ -85,8 +85,9 @@ class ContainerWithoutGpus(Rule):
             if spec.kind == "compose" and spec.gpu_count == 0 and spec.gpus:
                 yield self.finding(
                     f"The compose spec for {spec.image or 'the container'} reserves GPUs without "
-                    f"`count` or `device_ids` ({spec.gpus}): Docker Compose passes that as a "
-                    "request for zero GPUs, so the container gets none; add `count: all`"
+                    f"`count` or `device_ids` ({spec.gpus}): Docker Compose has passed that as "
+                    "a request for zero GPUs (docker/docs#20588, though its docs say all), so the "
+                    "container may get none; add `count: all`"
                     + (", and the report shows it saw none." if unavailable else "."),
                     spec_evidence(spec, "capabilities", "driver")[:2],
                     severity=Severity.ERROR if unavailable else Severity.WARNING,

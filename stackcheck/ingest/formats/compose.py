@@ -1,8 +1,8 @@
 """docker-compose services: ``shm_size``, ``ipc``, ``ulimits.memlock``, ``devices``, the GPU
 reservation under ``deploy.resources.reservations.devices`` (or Compose 2.30+'s ``gpus:``),
 ``environment``, ``command``. A reservation that names neither ``count`` nor ``device_ids``
-requests zero GPUs: Docker Compose passes it to the daemon with a count of 0, so the container
-gets no GPU although the docs of that day said "all" (docker/docs#20588)."""
+requests zero GPUs: Docker Compose has passed it to the daemon with a count of 0, so the
+container got no GPU although the docs of that day said "all" (docker/docs#20588)."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], lis
     for spec, _, _ in found.values():
         visible_limit(spec)
         if spec.gpus in _UNCOUNTED:
-            # A reservation with neither `count` nor `device_ids`: Docker Compose passes it as a
-            # request for zero GPUs, whatever its docs said (docker/docs#20588).
+            # A reservation with neither `count` nor `device_ids`: Docker Compose has passed it
+            # as a request for zero GPUs, whatever its docs said (docker/docs#20588).
             spec.gpus, spec.gpu_count = f"{spec.gpus}, no count or device_ids", 0
     return list(found.values())
 
