@@ -206,7 +206,7 @@ def live_snapshot(root: Root) -> Snapshot:
     ctx = ProbeContext(
         view=DirectoryView(str(root.path)), env={}, live=LiveHost(allow_network=False)
     )
-    return run_probes(ctx, SnapshotSource(kind="host", target="test"))
+    return run_probes(ctx, "host", "test")
 
 
 def p5_host(root: Root) -> None:

@@ -18,7 +18,7 @@ from stackcheck.image.source import ImageManifest, ImageSource, LayerAnalyzer, L
 from stackcheck.image.stream import READ_SIZE, HashingReader, LayerStream, Readable
 from stackcheck.image.tree import MergedTree
 from stackcheck.probes import NEEDS, ProbeContext, run_probes
-from stackcheck.snapshot.model import ImageInfo, ImageLayer, Snapshot, SnapshotSource
+from stackcheck.snapshot.model import ImageInfo, ImageLayer, Snapshot
 from stackcheck.views.image import ImageView
 from stackcheck.views.needs import CompiledNeeds
 
@@ -230,7 +230,7 @@ def scan_image(
     manifest = loaded.manifest
     view = ImageView(tree, source.reference, [layer.digest for layer in manifest.layers])
     ctx = ProbeContext(view=view, env=image_env(manifest.config), env_kind="image-config")
-    snapshot = run_probes(ctx, SnapshotSource(kind="image", target=source.reference))
+    snapshot = run_probes(ctx, "image", source.reference)
     loops = [p for p in view.problems if p.startswith("symlink loop")]
     if loops:  # a loop where probes look is a broken image, not a fact to report around
         raise ImageError(f"{source.reference}: {loops[0]}")

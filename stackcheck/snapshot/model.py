@@ -359,8 +359,11 @@ class Platform(_Model):
     evidence: list[Evidence] = Field(default_factory=list)
 
 
+SourceKind = Literal["host", "root", "image", "text", "plan", "dockerfile"]
+
+
 class SnapshotSource(_Model):
-    kind: Literal["host", "root", "image", "text", "plan", "dockerfile"]
+    kind: SourceKind
     target: str
 
 
