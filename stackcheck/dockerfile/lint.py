@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from stackcheck import limits
 from stackcheck.dockerfile.base_image import (
@@ -181,12 +181,11 @@ class _Reader:
             # An install that names no version (a preload of whatever libnccl.so is there)
             # keeps the version known so far, with its own evidence added.
             previous = stack[name][-1]
-            merged = previous.model_copy(
-                update={
-                    "path": installation.path or previous.path,
-                    "properties": {**previous.properties, **installation.properties},
-                    "evidence": [*installation.evidence, *previous.evidence],
-                }
+            merged = replace(
+                previous,
+                path=installation.path or previous.path,
+                properties={**previous.properties, **installation.properties},
+                evidence=[*installation.evidence, *previous.evidence],
             )
             stack[name] = [merged]
             return
@@ -244,9 +243,7 @@ class _Reader:
                 continue
             for name in names:
                 for installation in copied.get(name, []):
-                    moved = installation.model_copy(
-                        update={"evidence": [evidence, *installation.evidence]}
-                    )
+                    moved = replace(installation, evidence=[evidence, *installation.evidence])
                     self._layer(stack, name, moved)
 
 

@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stackcheck.image.cache import LayerCache
@@ -209,7 +209,7 @@ def _stamp_layers(snapshot: Snapshot, view: ImageView) -> None:
     for component in snapshot.components.values():
         for installation in component.installations:
             installation.evidence = [
-                e.model_copy(update={"layer": view.provenance(e.source)})
+                replace(e, layer=view.provenance(e.source))
                 if e.layer is None and e.kind in _LAYER_EVIDENCE and e.source.startswith("/")
                 else e
                 for e in installation.evidence

@@ -22,7 +22,7 @@ from stackcheck.probes.nccl import NcclProbe
 from stackcheck.probes.ofi_nccl import OfiNcclProbe
 from stackcheck.probes.platform import PlatformProbe
 from stackcheck.probes.torch import TorchProbe
-from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource, SourceKind, unchecked
+from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource, SourceKind
 from stackcheck.views.base import FileView
 from stackcheck.views.directory import DirectoryView
 from stackcheck.views.needs import Needs
@@ -51,17 +51,8 @@ NEEDS = Needs.union([CONTEXT_NEEDS, *(probe.needs for probe in PROBES)])
 
 def run_probes(ctx: ProbeContext, kind: SourceKind, target: str) -> Snapshot:
     """Every probe over one context, into the snapshot of a ``kind`` source named ``target``.
-    A probe that breaks leaves a note, never a traceback.
-
-    Every model, the source too, is built unchecked (see snapshot.model._Model): the probes'
-    values are typed, and pydantic validates a snapshot where one is read back from JSON. One
-    model built checked would cost the probe a third of its start-up."""
-    with unchecked():
-        return _run_probes(ctx, SnapshotSource(kind=kind, target=target))
-
-
-def _run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
-    snapshot = Snapshot(source=source)
+    A probe that breaks leaves a note, never a traceback."""
+    snapshot = Snapshot(source=SnapshotSource(kind=kind, target=target))
     for probe in PROBES:
         try:
             probe.run(ctx, snapshot)
