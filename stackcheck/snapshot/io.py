@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime, timedelta
 from enum import Enum
@@ -73,6 +72,8 @@ def content_digest(snapshot: Snapshot) -> str:
         document = json.loads(snapshot_adapter().dump_json(snapshot))
     document.pop("taken_at", None)
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    import hashlib  # here: loading OpenSSL costs the probe, which digests nothing, 0.007 s
+
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
