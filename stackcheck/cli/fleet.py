@@ -19,6 +19,7 @@ from stackcheck.cli.common import (
     matrix_from,
     output,
     run_facts,
+    write_atomically,
 )
 from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
@@ -199,10 +200,7 @@ def run(args: argparse.Namespace) -> int:
             progress.clear()
     report = redact(report)  # the one redactor every output goes through (docs/security.md)
     if args.report_json:
-        try:
-            Path(args.report_json).write_text(FleetJsonFormat().render(report), encoding="utf-8")
-        except OSError as exc:
-            raise StackcheckError(f"cannot write {args.report_json}: {exc.strerror}") from None
+        write_atomically(Path(args.report_json), FleetJsonFormat().render(report))
     form: FleetReportFormat
     if args.format == "prometheus":
         from stackcheck.formats.prometheus import PrometheusFormat
