@@ -328,10 +328,6 @@ def _write(path: Path, text: str, append: bool) -> None:
 
 
 def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
-    from stackcheck.check.model import Severity
+    from stackcheck.check.model import failing
 
-    if fail_on == "never":
-        return EXIT_CLEAN
-    threshold = Severity(fail_on)
-    failing = any(f.severity.at_least(threshold) for f in findings)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return EXIT_FINDINGS if failing(findings, fail_on) else EXIT_CLEAN

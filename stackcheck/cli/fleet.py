@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.cli.common import (
-    EXIT_CLEAN,
     EXIT_ERROR,
-    EXIT_FINDINGS,
     add_matrix_argument,
     add_output_file_argument,
+    exit_code,
     matrix_from,
     output,
     run_facts,
@@ -25,7 +24,6 @@ from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
 
 if TYPE_CHECKING:
-    from stackcheck.fleet.model import FleetReport
     from stackcheck.fleet.sources.base import NodeSource
 
 HELP = "check many nodes: probe each through Slurm (--slurm), or read their snapshot files"
@@ -173,15 +171,6 @@ class _Progress:
             sys.stderr.write("\r\033[K")
 
 
-def exit_code(report: FleetReport, fail_on: str) -> int:
-    from stackcheck.check.model import Severity
-
-    worst = report.worst()
-    if fail_on == "never" or worst is None:
-        return EXIT_CLEAN
-    return EXIT_FINDINGS if worst.at_least(Severity(fail_on)) else EXIT_CLEAN
-
-
 def run(args: argparse.Namespace) -> int:
     from stackcheck.fleet.engine import check_fleet
     from stackcheck.formats.base import FleetReportFormat
@@ -214,4 +203,4 @@ def run(args: argparse.Namespace) -> int:
     if report.summary.answered == 0:
         sys.stderr.write("stackcheck: error: no node gave a snapshot (see the report)\n")
         return EXIT_ERROR
-    return exit_code(report, args.fail_on)
+    return exit_code(report.all_findings(), args.fail_on)
