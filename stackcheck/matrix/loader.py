@@ -24,7 +24,7 @@ from stackcheck import limits
 from stackcheck.atomic import write_atomically
 from stackcheck.cachedir import prune, read_own
 from stackcheck.errors import StackcheckError
-from stackcheck.matrix.models import TABLE_KEYS, Matrix
+from stackcheck.matrix.models import TABLE_KEYS, Matrix, entry_key
 from stackcheck.matrix_files import (
     MatrixFiles,
     bundled_dir,
@@ -68,9 +68,8 @@ def _tables(files: MatrixFiles) -> dict[str, Any]:
 
 
 def _entry_key(table: str, entry: Any) -> tuple[Any, ...]:
-    if not isinstance(entry, dict):
-        return (id(entry),)
-    return tuple(entry.get(k) for k in TABLE_KEYS[table])
+    # What is not a table stays apart from every other entry: validation names each.
+    return entry_key(table, entry) if isinstance(entry, dict) else (id(entry),)
 
 
 def overlay(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
