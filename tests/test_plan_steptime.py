@@ -11,7 +11,7 @@ from stackcheck.formats.plan_text import PlanTextFormat
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.plan.planner import make_plan
 from stackcheck.plan.request import PlanRequest
-from stackcheck.plan.validation import load_runs, predict, table
+from tests.support.plan_validation import load_runs, predict, table
 
 RUNS = Path(__file__).parent / "data" / "plan" / "published_runs.toml"
 DOCS = Path(__file__).parent.parent / "docs" / "plan.md"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from stackcheck.formats.base import ReportFormat
     from stackcheck.formats.prometheus import RunFacts
     from stackcheck.matrix import Matrix
+    from stackcheck.matrix_files import MatrixFiles
     from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
@@ -196,17 +197,32 @@ def matrix_directories(args: argparse.Namespace) -> list[str]:
     return [*config_from(args).matrix_dirs, *getattr(args, "matrix_dir", [])]
 
 
-def matrix_from(args: argparse.Namespace) -> Matrix:
+def matrix_from(args: argparse.Namespace, layers: list[MatrixFiles] | None = None) -> Matrix:
     """The matrix, validated once per content and kept in the cache directory (scan's
-    --cache-dir where given; none with --no-cache)."""
+    --cache-dir where given; none with --no-cache); from ``layers`` where the caller has read
+    the files already (:func:`matrix_layers`)."""
     from stackcheck.cachedir import usable_cache_dir
-    from stackcheck.matrix import load_matrix
+    from stackcheck.matrix.loader import load_layers
 
     cache = None
     if not getattr(args, "no_cache", False):
         given = getattr(args, "cache_dir", None)
         cache = Path(given) if given else usable_cache_dir()
-    return load_matrix(matrix_directories(args), cache)
+    return load_layers(matrix_layers(args) if layers is None else layers, cache)
+
+
+def matrix_sources(args: argparse.Namespace) -> list[Path]:
+    """Every matrix directory read, in order: the bundled one, then the user's."""
+    from stackcheck.matrix_files import bundled_dir
+
+    return [bundled_dir(), *map(Path, matrix_directories(args))]
+
+
+def matrix_layers(args: argparse.Namespace) -> list[MatrixFiles]:
+    """The files of :func:`matrix_sources`, read."""
+    from stackcheck.matrix_files import read_layers
+
+    return read_layers(matrix_sources(args))
 
 
 def warn(message: str) -> None:
@@ -328,10 +344,6 @@ def _write(path: Path, text: str, append: bool) -> None:
 
 
 def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
-    from stackcheck.check.model import Severity
+    from stackcheck.check.model import failing
 
-    if fail_on == "never":
-        return EXIT_CLEAN
-    threshold = Severity(fail_on)
-    failing = any(f.severity.at_least(threshold) for f in findings)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return EXIT_FINDINGS if failing(findings, fail_on) else EXIT_CLEAN

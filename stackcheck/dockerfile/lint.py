@@ -307,9 +307,15 @@ def read_stack(
 
 
 def lint_dockerfile(
-    text: str, path: str, index: MatrixIndex, options: BuildOptions | None = None
+    text: str,
+    path: str,
+    index: MatrixIndex,
+    options: BuildOptions | None = None,
+    dockerfile: Dockerfile | None = None,
 ) -> LintedDockerfile:
-    dockerfile = parse(text, path)
+    """``dockerfile``: the text already parsed (by :func:`parse`), where the caller needed it."""
+    if dockerfile is None:
+        dockerfile = parse(text, path)
     reading = read_stack(dockerfile, path, index, options)
     snapshot = Snapshot(source=SnapshotSource(kind="dockerfile", target=path), partial=True)
     for component, installations in reading.stack.items():
