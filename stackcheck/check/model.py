@@ -103,8 +103,5 @@ class Report(BaseModel):
     recommendations: list[Recommendation] = Field(default_factory=list)
     suppressed: list[Suppressed] = Field(default_factory=list)
 
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
-
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

@@ -265,11 +265,11 @@ def settle(report: Report, args: argparse.Namespace, inline: InlineIgnores | Non
         )
     side_files = {args.sarif: "sarif", args.report_json: "json"}
     for path, name in side_files.items():
-        if path:
-            _write(Path(path), get_format(name).render(report), append=False)
+        if path:  # replaced whole, so that a reader never sees half a file
+            write_atomically(Path(path), get_format(name).render(report))
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        _write(Path(summary), get_format("markdown").render(report), append=True)
+    if summary:  # GitHub's step summary is one file each step appends to
+        _append(Path(summary), get_format("markdown").render(report))
     return report
 
 
@@ -335,9 +335,9 @@ def fail_threshold(args: argparse.Namespace) -> str:
     return str(args.fail_on or config_from(args).fail_on or "error")
 
 
-def _write(path: Path, text: str, append: bool) -> None:
+def _append(path: Path, text: str) -> None:
     try:
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
+        with path.open("a", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
         raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
