@@ -128,3 +128,13 @@ def test_probing_never_imports_pydantic_or_openssl() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.stdout.splitlines()[-1] == "[]", run.stderr[-2000:]
+
+
+def test_what_json_would_write_otherwise_pydantic_writes(root: Root) -> None:
+    scenarios.dlami_p5(root)
+    snapshot = probes.probe_root(str(root.path))
+    snapshot.taken_at = snapshot.taken_at.replace(microsecond=120000)
+    link = PcieLink(speed_gts=1e20)  # Python writes 1e+20, pydantic 1e20
+    snapshot.hardware.devices.append(PciDevice(address="0000:00:01.0", kind="gpu", link=link))
+    written = snapshot_adapter().dump_json(redact(snapshot), indent=2).decode()
+    assert dump_snapshot(snapshot) == written
