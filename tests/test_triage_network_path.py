@@ -657,3 +657,106 @@ def test_nccl_proto_forcing_ll128(matrix: Matrix) -> None:
     # Excluding LL128, or choosing other protocols, is not forcing it.
     for value in ("^LL128", "Simple", "LL,Simple"):
         assert "SC1331" not in findings(matrix, f"export NCCL_PROTO={value}\n")
+
+
+# --- seventh pass: texts of the sixth held-out split's kinds, each from its public thread ------
+
+# Mellanox/nv_peer_memory#80: the DKMS package's modprobe fails; #46: a sentence saying the module
+# is not in lsmod after a reboot; #41 (healthy): the service active, named without a failure.
+PEERMEM_MODPROBE = (
+    "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown "
+    "parameter (see dmesg)\n"
+)
+PEERMEM_SAID = (
+    "I'm running on Ubuntu 18.04 (bionic) (kernel: 4.15.0-46-generic), installed both MLNX_OFED "
+    "and nv_peer_mem but when I reboot the system nv_peer_mem isn't found in lsmod but does show "
+    "up with modinfo.\n"
+)
+
+
+def test_a_peer_memory_module_that_did_not_load_was_meant_for_rdma(matrix: Matrix) -> None:
+    for text in (PEERMEM_MODPROBE, PEERMEM_SAID):
+        found = findings(matrix, text)["SC432"]
+        assert found.severity is Severity.WARNING and "did not load" in found.message
+    # A question, a check to make, or the module merely named: nothing.
+    assert "SC432" not in findings(matrix, "Is nv_peer_mem not loaded after a reboot?\n")
+    assert "SC432" not in findings(matrix, "Check whether nv_peer_mem is not loaded.\n")
+    assert "SC432" not in findings(matrix, "`service nv_peer_mem status`\n")
+
+
+# NVIDIA/nccl#1726: the OFI plugin's P5 topology file lacked the cpu node's attributes.
+TOPO_SAID = (
+    "Turns out `/usr/local/share/aws-ofi-nccl/xml/p5.48xl-topo.xml` was malformed. It was "
+    "missing `arch` and `vendor` flags, causing NCCL to fail later on.\n"
+)
+# NVIDIA/nccl#527 prints the plugin's line; the NCCL WARN is NCCL's own text for the attribute
+# the thread above names (src/graph/xml.h, xmlGetAttrStr), written here under that line.
+TOPO_LOG = (
+    "ip-10-216-179-193:641223:641270 [4] NCCL INFO NET/OFI Running on p4d.24xlarge platform, "
+    "Setting NCCL_TOPO_FILE environment variable to "
+    "/opt/aws-ofi-nccl/share/aws-ofi-nccl/xml/p4d-24xl-topo.xml\n"
+    "ip-10-216-179-193:641223:641270 [4] NCCL WARN Attribute arch of node cpu not found\n"
+)
+
+
+def test_a_faulty_topology_file_of_the_ofi_plugin(matrix: Matrix) -> None:
+    assert "p5.48xl-topo.xml is faulty" in findings(matrix, TOPO_SAID)["SC1332"].message
+    found = findings(matrix, TOPO_LOG)["SC1332"]
+    assert found.severity is Severity.ERROR and "attribute arch of node cpu" in found.message
+    # The same WARN with a topology file of the user's own is not the plugin's fault.
+    own = "NCCL_TOPO_FILE=/etc/my-topo.xml\n" + TOPO_LOG.split("\n", 1)[1]
+    assert "SC1332" not in findings(matrix, own)
+
+
+# horovod/horovod#288: NCCL 2.2.12 could not open libibverbs and ran over sockets on ib0.
+# NVIDIA/nccl#207 (healthy): sockets on ib0 with no sign of why, a reachability problem.
+VERBS_MISSING = """\
+C4140-V100-1:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]
+C4140-V100-1:24:201 [0] INFO Using internal Network Socket
+C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>
+NCCL version 2.2.12+cuda9.0
+"""
+SOCKETS_ON_IB0 = """\
+gpu2:46654:46654 [0] NCCL INFO NET : Using interface ib0:12.12.12.102<0>
+gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication
+gpu2:46654:46654 [0] NCCL INFO Using internal Network Socket
+NCCL version 2.3.7+cuda9.0
+"""
+
+
+def test_sockets_over_ipoib_without_libibverbs_is_a_fallback(matrix: Matrix) -> None:
+    found = findings(matrix, VERBS_MISSING)["SC413"]
+    assert found.severity is Severity.WARNING and "could not open libibverbs" in found.message
+    assert "SC413" not in findings(matrix, SOCKETS_ON_IB0)
+    # libibverbs missing on a machine whose sockets run on Ethernet: no InfiniBand to miss.
+    assert "SC413" not in findings(matrix, VERBS_MISSING.replace("ib0", "eth0"))
+
+
+# aws-samples/aws-deep-learning-ami-ubuntu-dcv-desktop#33: error 802 and the fabric manager
+# named in a sentence.
+FM_802_SAID = (
+    "Currently `nvidia-fabricmanage`r is not installed so on A100, H100, H200 and B200 instances, "
+    "CUDA initialization fails with 802 system error.\n"
+)
+
+
+def test_error_802_and_a_missing_fabric_manager_in_prose(matrix: Matrix) -> None:
+    assert findings(matrix, FM_802_SAID)["SC521"].severity is Severity.ERROR
+    said = findings(matrix, "The nvidia-fabricmanager is not installed on this node.\n")["SC521"]
+    assert said.severity is Severity.WARNING
+    # 802 that is not CUDA's error (a Wi-Fi standard, a bonding mode) and a condition: nothing.
+    assert "SC521" not in findings(matrix, "The NIC uses 802.3ad bonding; error 802.11 frames.\n")
+    assert "SC521" not in findings(matrix, "If the fabric manager is not installed, CUDA fails.\n")
+
+
+# NVIDIA/nccl-tests#252: ACS stated as what the fix turned off, said as what became possible.
+ACS_SAID = (
+    "After following your suggestion to disable ACS, we were able to run the NCCL test and HPL "
+    "benchmark without needing to define any parameters.\n"
+)
+
+
+def test_acs_turned_off_as_what_made_it_run(matrix: Matrix) -> None:
+    assert findings(matrix, ACS_SAID)["SC1125"].severity is Severity.WARNING
+    before = "Before disabling ACS, we were able to run with NCCL_NET_GDR_LEVEL=0.\n"
+    assert "SC1125" not in findings(matrix, before)

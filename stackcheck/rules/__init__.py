@@ -86,6 +86,7 @@ from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.numa_affinity import GpuNicAcrossNuma
 from stackcheck.rules.nvlink import NvlinkDown
+from stackcheck.rules.ofi_topology import OfiTopologyFileInvalid
 from stackcheck.rules.pcie_link import PcieLinkDegraded, PcieLinkLimited
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
@@ -177,6 +178,7 @@ RULES: tuple[Rule, ...] = (
     NcclSocketInterfaceMissing(),
     MlockFailed(),
     NcclProtoLl128Forced(),
+    OfiTopologyFileInvalid(),
 )
 
 

@@ -37,7 +37,15 @@ _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _OFI = re.compile(r"NET/OFI (?:Initializing|Using) aws-ofi-nccl (\d{1,2}\.\d{1,3}\.\d{1,3})")
 _LIBFABRIC = re.compile(r"NET/OFI Using Libfabric version (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
 _PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
-_NETWORK = re.compile(r"\bUsing network ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+# NCCL 2.3+ "Using network Socket"; 2.2 and older "Using internal Network Socket" / "IB".
+_NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+# The socket transport's interface (2.2: "NET : Using interface ib0:192.168.11.1<0>", later
+# "NET/Socket : Using [0]ib0:10.0.0.1<0>"): an ib* interface is IPoIB, so the machine has
+# InfiniBand whether or not NCCL uses it.
+_IPOIB = re.compile(r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20}):")
+# NCCL's IB transport could not load the verbs library (src/misc/ibvwrap.cc, a WARN up to 2.3,
+# later INFO): harmless on a machine without InfiniBand, the reason for sockets on one with it.
+_NO_VERBS = re.compile(r"Failed to open (libibverbs\.so)")
 _CHANNEL = re.compile(r"\bvia NET/([A-Za-z][\w ]{0,40}?)/\d{1,3}(?:\(\d{1,3}\))?(/GDRDMA)?")
 _NO_PLUGIN = re.compile(
     r"NET/Plugin\s?:\s?(?:No plugin found|Could not find:?\s{0,4}\S*libnccl-net|"
@@ -86,8 +94,12 @@ def line_facts(line: Line) -> list[Fact]:
         facts.extend(_ofi_facts(line, text))
     if "rovider is" in text and (found := _PROVIDER.search(text)) is not None:
         facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
-    if "Using network" in text and (found := _NETWORK.search(text)) is not None:
+    if "etwork" in text and (found := _NETWORK.search(text)) is not None:
         facts.append(ObservationFact(line, "net-transport", found.group(1)))
+    if "NET" in text and (found := _IPOIB.search(text)) is not None:
+        facts.append(ObservationFact(line, "ipoib-interface", found.group(1)))
+    if "libibverbs" in text and (found := _NO_VERBS.search(text)) is not None:
+        facts.append(ObservationFact(line, "ibverbs-missing", found.group(1)))
     if "via NET/" in text and (found := _CHANNEL.search(text)) is not None:
         transport = found.group(1).strip()
         facts.append(ObservationFact(line, "net-transport", transport))

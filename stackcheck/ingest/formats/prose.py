@@ -132,9 +132,14 @@ _OFF_FIXED = re.compile(
     r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b",
     re.IGNORECASE,
 )
+# What fixed it, also said as what became possible ("we were able to run the NCCL test",
+# "successfully tested nccl-test without NCCL_P2P_DISABLE=1"), not what was so before it.
 _FIXED = re.compile(
-    r"\b(?:fix|fixed|fixes|resolved?|solved?|the\ssolution|worked|works\snow)\b", re.IGNORECASE
+    r"\b(?:fix|fixed|fixes|resolved?|solved?|the\ssolution|worked|works\snow|successfully)\b|"
+    r"\b(?:were|was|are|is)\s(?:now\s|then\s|finally\s)?able\sto\b",
+    re.IGNORECASE,
 )
+_BEFORE = re.compile(r"\bbefore\b", re.IGNORECASE)
 _GDR_OFF = re.compile(
     r"\b(?:haven't|have\snot|hasn't|has\snot|didn't|did\snot|not)\s(?:been\s)?"
     r"(?:enabled?|used?|using)\s(?:the\s)?(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)\b",
@@ -290,7 +295,11 @@ def hardware_path_stated(line: Line) -> list[Fact]:
         found = _ACS_ON.search(sentence)
         if found is not None and not re.search(r"\bnot\b|n't\b", sentence[: found.end()]):
             facts.append(ObservationFact(line, "iommu-acs-stated", f"ACS: {found.group(0)}"))
-        elif (off := _OFF_FIXED.search(sentence)) is not None and _FIXED.search(sentence):
+        elif (
+            (off := _OFF_FIXED.search(sentence)) is not None
+            and _FIXED.search(sentence)
+            and not _BEFORE.search(sentence[: off.start()])
+        ):
             what = (off.group(1) or off.group(2) or off.group(3)).upper()
             facts.append(ObservationFact(line, "iommu-acs-stated", f"{what}: {off.group(0)}"))
         if _GDR_OFF.search(sentence):
