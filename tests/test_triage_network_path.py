@@ -760,3 +760,24 @@ def test_acs_turned_off_as_what_made_it_run(matrix: Matrix) -> None:
     assert findings(matrix, ACS_SAID)["SC1125"].severity is Severity.WARNING
     before = "Before disabling ACS, we were able to run with NCCL_NET_GDR_LEVEL=0.\n"
     assert "SC1125" not in findings(matrix, before)
+
+
+# pytorch/pytorch#111424 (the corpus's 600): a Slurm script's commented-out exports, and the
+# fallback said in NCCL's transport names.
+SCRIPT_COMMENTED = """\
+export NCCL_IB_DISABLE=0
+#export NCCL_SHM_DISABLE=1
+"""
+NET_SOCKET_SAID = (
+    "**Error:** In the logs the job fails to use the Net/IB but instead relies on NET/SOCKET. "
+    "The traffic should pass through the Infiniband.\n"
+)
+
+
+def test_a_commented_export_is_not_set_and_net_socket_instead_of_net_ib(matrix: Matrix) -> None:
+    snapshot = read_report(SCRIPT_COMMENTED, "pasted").snapshot
+    assert "NCCL_SHM_DISABLE" not in snapshot.env and "NCCL_IB_DISABLE" in snapshot.env
+    found = findings(matrix, NET_SOCKET_SAID)["SC413"]
+    assert found.severity is Severity.WARNING and "where InfiniBand is meant" in found.message
+    healthy = "NCCL uses NET/IB here, not NET/Socket.\n"
+    assert "SC413" not in findings(matrix, healthy)

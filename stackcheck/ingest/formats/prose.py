@@ -58,6 +58,8 @@ from stackcheck.snapshot.model import ComponentName
 _SETTING = re.compile(
     r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}([\w./:,^@+-]{1,400})"
 )
+# A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
+_COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
 _HINT = re.compile(
     r"(?:consider passing|run with|re-?run with|try (?:setting|passing)|you can set|"
     r"set the environment variable)\s{1,4}\S{0,80}$",
@@ -194,7 +196,10 @@ _SOCKETS_STATED = re.compile(
     r"(?:over|through|via)\s(?:the\s)?(?:TCP|Ethernet|sockets?)\b[^.]{0,30}?"
     r"\b(?:rather\sthan|instead\sof)\s(?:over\s|through\s)?(?:the\s)?(EFA|InfiniBand|RoCE)\b|"
     r"\b(?:OFI|aws-ofi-nccl)\s(?:net\s)?plugin\b[^.]{0,160}?\bnot\s(?:discoverable|found|"
-    r"loaded|picked\sup)\sby\sNCCL\b",
+    r"loaded|picked\sup)\sby\sNCCL\b|"
+    # NCCL's own transport names: "fails to use the Net/IB but instead relies on NET/SOCKET".
+    r"\bNET/(IB)\b[^.]{0,60}?\b(?:instead|rather)\b[^.]{0,30}?\bNET/Socket\b|"
+    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b",
     re.IGNORECASE,
 )
 
@@ -215,7 +220,8 @@ def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
-            fabric = found.group(1) or found.group(2) or "EFA"
+            named = found.group(1) or found.group(2) or found.group(3) or found.group(4)
+            fabric = "InfiniBand" if named and named.upper() == "IB" else named or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
         fallback = _FALLBACK.search(sentence)
         if (
@@ -533,6 +539,8 @@ def settings(line: Line, before: str = "") -> list[Fact]:
     """The ``NAME=value`` settings a sentence states. ``before`` is the paragraph's previous
     line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint."""
     facts: list[Fact] = []
+    if _COMMENTED.match(line.text):
+        return facts
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
         lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
