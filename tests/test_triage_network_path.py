@@ -781,3 +781,27 @@ def test_a_commented_export_is_not_set_and_net_socket_instead_of_net_ib(matrix: 
     assert found.severity is Severity.WARNING and "where InfiniBand is meant" in found.message
     healthy = "NCCL uses NET/IB here, not NET/Socket.\n"
     assert "SC413" not in findings(matrix, healthy)
+
+
+# NVIDIA/nccl-tests rank lines of a release before "Group" (the corpus's 306, quoted), the
+# header quoted in a sentence (408), and the summary under a result table (404); horovod#288's
+# NCCL 2.2 lines, which print no "NCCL" after the prefix (614).
+def test_nccl_tests_and_old_nccl_logs_in_their_other_shapes() -> None:
+    quoted = (
+        ">    Rank  0 Pid  12414 on 51e6e7896958 device  0 [0x1a] Tesla V100-SXM3-32GB\n"
+        ">    Rank  1 Pid  12414 on 51e6e7896958 device  1 [0x1b] Tesla V100-SXM3-32GB\n"
+    )
+    triage = read_report(quoted, "pasted")
+    assert [s.segment.format.name for s in triage.segments] == ["nccl_tests"]
+    assert {g.name for g in triage.snapshot.gpus.devices} == {"Tesla V100-SXM3-32GB"}
+    header = (
+        '"nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 '
+        "iters: 20 validation: 1\nNCCL failure common.cu:874 'unhandled system error'\"\n"
+    )
+    summary = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 84.8558\n"
+    old_log = "instance-4:700:785 [0] INFO 0 -> 1 via direct shared memory\n"
+    for text, name in ((header, "nccl_tests"), (summary, "nccl_tests"), (old_log, "nccl_log")):
+        assert name in [s.segment.format.name for s in read_report(text, "pasted").segments]
+    # A sentence about ranks is not nccl-tests output.
+    said = "Rank 0 runs on the first node.\n"
+    assert "nccl_tests" not in [s.segment.format.name for s in read_report(said, "p").segments]

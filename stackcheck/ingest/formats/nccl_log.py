@@ -96,7 +96,7 @@ def line_facts(line: Line) -> list[Fact]:
         facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
     if "etwork" in text and (found := _NETWORK.search(text)) is not None:
         facts.append(ObservationFact(line, "net-transport", found.group(1)))
-    if "NET" in text and (found := _IPOIB.search(text)) is not None:
+    if "Using" in text and "NET" in text and (found := _IPOIB.search(text)) is not None:
         facts.append(ObservationFact(line, "ipoib-interface", found.group(1)))
     if "libibverbs" in text and (found := _NO_VERBS.search(text)) is not None:
         facts.append(ObservationFact(line, "ibverbs-missing", found.group(1)))
@@ -167,8 +167,10 @@ def _wraps(line: Line, before: Line) -> bool:
 class NcclLog(Format):
     name = "nccl_log"
     title = "NCCL_DEBUG=INFO log"
+    # NCCL 2.0-2.2 printed no "NCCL" after the prefix: "host:700:785 [0] INFO 0 -> 1 via ...".
     anchor = re.compile(
-        r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b"
+        r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b|"
+        r"^[\w.-]{1,80}:\d{1,9}:\d{1,9} \[\d{1,4}\] (?:[\w/.]{1,60}:\d{1,5} )?(?:INFO|WARN) "
     )
     blank_ok = True
     own_anchor_continues = True

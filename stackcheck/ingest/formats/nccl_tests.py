@@ -10,22 +10,32 @@ from stackcheck.ingest.facts import Fact, GpuFact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 
+# The '#' is nccl-tests' own (a paste may drop it, or quote the lines); releases before 2.0
+# print no "Group" ("Rank  0 Pid  12414 on host device  0 [0x1a] Tesla V100-SXM3-32GB").
 _RANK = re.compile(
-    r"^#\s{0,4}Rank\s{1,4}\d{1,6}.{0,60}? on\s{1,4}(\S{1,80}) device\s{1,4}(\d{1,3})\s{1,4}"
+    r"^#?\s{0,4}Rank\s{1,4}\d{1,6}.{0,60}? on\s{1,4}(\S{1,80}) device\s{1,4}(\d{1,3})\s{1,4}"
     r"\[[^\]]{1,20}\]\s{1,4}(\S.{0,80}?)\s*$"
 )
+_RANK_LINE = r"^#?\s{0,4}Rank\s{1,4}\d{1,6}(?:\s{1,4}Group\s{1,4}\d{1,6})?\s{1,4}Pid\s{1,4}\d"
 
 
 class NcclTests(Format):
     name = "nccl_tests"
     title = "nccl-tests output"
-    anchor = re.compile(r"^#\s{0,4}(?:nThread \d|Using devices)")
+    # The header (also quoted in a sentence: "nThread 1 nGpus 8 minBytes 8 ..."), the rank
+    # lines, and the summary under the result table.
+    anchor = re.compile(
+        r"^#\s{0,4}(?:nThread \d|Using devices)|^\W{0,2}nThread \d{1,4} nGpus \d{1,4} minBytes|"
+        + _RANK_LINE
+        + r"|^#\s{0,4}(?:Out of bounds values|Avg bus bandwidth)\s{0,4}:"
+    )
     blank_ok = False
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         # The result table follows the header: sizes, then "# Avg bus bandwidth".
         return bool(
             re.match(r"^#(?:\s|$|Rank\s|Using devices)", line.text)
+            or re.match(_RANK_LINE, line.text)
             or re.match(r"^\s{0,12}\d{1,12}\s{1,12}\d", line.text)
         )
 
