@@ -805,3 +805,27 @@ def test_nccl_tests_and_old_nccl_logs_in_their_other_shapes() -> None:
     # A sentence about ranks is not nccl-tests output.
     said = "Rank 0 runs on the first node.\n"
     assert "nccl_tests" not in [s.segment.format.name for s in read_report(said, "p").segments]
+
+
+def test_installing_the_fabric_manager_named_as_the_fix(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#1146: the fix, in Chinese; the same said in English.
+    for said in (
+        "通过安装 nvidia-fabricmanager 可以解决。\n",
+        "We fixed it by installing the nvidia-fabricmanager package of the driver's version.\n",
+    ):
+        assert findings(matrix, said)["SC521"].severity is Severity.WARNING
+    assert "SC521" not in findings(matrix, "Would installing the fabric manager fix it?\n")
+
+
+def test_nvtop_names_the_gpus_not_the_link() -> None:
+    # Syllo/nvtop#6 (the corpus's 274): an idle GPU shown at PCIe GEN 1 is not a degraded link.
+    text = (
+        "Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
+        "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ \n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [(g.index, g.name) for g in snapshot.gpus.devices] == [
+        (0, "GeForce GTX 1080 Ti"),
+        (1, "GeForce GTX 1080 Ti"),
+    ]
+    assert all(g.pcie is None for g in snapshot.hardware.gpus)
