@@ -829,3 +829,18 @@ def test_nvtop_names_the_gpus_not_the_link() -> None:
         (1, "GeForce GTX 1080 Ti"),
     ]
     assert all(g.pcie is None for g in snapshot.hardware.gpus)
+
+
+def test_a_transport_turned_off_for_an_nccl_tests_run_is_advice(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#182 (the corpus's 405): NCCL_SHM_DISABLE=1 passed to all_reduce_perf.
+    run = (
+        "root@testgpu1:/nccl-tests# mpirun -x NCCL_DEBUG=WARN -x NCCL_IB_HCA=mlx5_0 "
+        "-x NCCL_NET_GDR_LEVEL=5 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_MERGE_VFS=0 -x NCCL_IB_DISABLE=0 "
+        "-np 2 --allow-run-as-root -H testgpu1,testgpu2 ./build/all_reduce_perf -b 8 -e 256M -f 2 "
+        "-g 2\n"
+    )
+    found = findings(matrix, run)["SC601"]
+    assert found.severity is Severity.INFO and "all_reduce_perf" in found.message
+    # The same setting for a training script stays a warning.
+    job = run.replace("./build/all_reduce_perf -b 8 -e 256M -f 2 -g 2", "python train.py")
+    assert findings(matrix, job)["SC601"].severity is Severity.WARNING

@@ -341,6 +341,7 @@ ObservationKind = Literal[
     "ofi-topo-file",  # aws-ofi-nccl set NCCL_TOPO_FILE to its own file for the instance type
     "ipoib-interface",  # NCCL's socket transport uses an IPoIB interface (ib0): InfiniBand is there
     "ibverbs-missing",  # NCCL's IB transport could not open libibverbs
+    "nccl-tests-run",  # a launcher line runs an nccl-tests binary (all_reduce_perf, ...)
 ]
 
 
