@@ -258,11 +258,12 @@ class NcclSocketFallback(Rule):
         may not show why (NCCL_IB_DISABLE, no libibverbs in the container, RDMA not enabled, an
         HCA left out by NCCL_IB_HCA)."""
         named = infiniband_named(ctx)
-        # NCCL could not open libibverbs while its sockets run over IPoIB: InfiniBand is there
-        # and the verbs stack is missing (no rdma-core / MLNX_OFED userland in the container).
+        # NCCL's IB transport did not start (no libibverbs, no HCA) while its sockets run over
+        # IPoIB: InfiniBand is there, and the verbs stack or the devices are not (a container
+        # without rdma-core / MLNX_OFED userland, or without /dev/infiniband).
         snapshot = ctx.snapshot
         ipoib = snapshot.observations("ipoib-interface")
-        no_verbs = snapshot.observations("ibverbs-missing") if ipoib else []
+        no_verbs = snapshot.observations("ib-transport-unavailable") if ipoib else []
         if not sockets or not (infiniband_present(ctx) or named or no_verbs):
             return
         if infiniband_present(ctx):
@@ -271,8 +272,8 @@ class NcclSocketFallback(Rule):
             why = "NCCL_IB_HCA names the InfiniBand or RoCE HCAs to use."
         else:
             why = (
-                f"the socket interface {ipoib[0].value} is IPoIB: NCCL could not open libibverbs, "
-                "so its InfiniBand transport never started."
+                f"the socket interface {ipoib[0].value} is IPoIB: NCCL's InfiniBand transport did "
+                f"not start ({no_verbs[0].value}: no verbs library, or no HCA the process sees)."
             )
         yield self.finding(
             "NCCL runs inter-node traffic over TCP sockets although " + why,

@@ -340,7 +340,7 @@ ObservationKind = Literal[
     "nccl-topo-invalid",  # NCCL rejected a topology file (an attribute missing) or it is faulty
     "ofi-topo-file",  # aws-ofi-nccl set NCCL_TOPO_FILE to its own file for the instance type
     "ipoib-interface",  # NCCL's socket transport uses an IPoIB interface (ib0): InfiniBand is there
-    "ibverbs-missing",  # NCCL's IB transport could not open libibverbs
+    "ib-transport-unavailable",  # NCCL's IB transport: no libibverbs, or no device found
     "nccl-tests-run",  # a launcher line runs an nccl-tests binary (all_reduce_perf, ...)
 ]
 

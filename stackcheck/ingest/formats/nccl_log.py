@@ -44,8 +44,9 @@ _NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A
 # InfiniBand whether or not NCCL uses it.
 _IPOIB = re.compile(r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20}):")
 # NCCL's IB transport could not load the verbs library (src/misc/ibvwrap.cc, a WARN up to 2.3,
-# later INFO): harmless on a machine without InfiniBand, the reason for sockets on one with it.
-_NO_VERBS = re.compile(r"Failed to open (libibverbs\.so)")
+# later INFO) or found no HCA (`NET/IB : No device found.`: a container without
+# /dev/infiniband): harmless on a machine without InfiniBand, the reason for sockets on one with it.
+_NO_VERBS = re.compile(r"Failed to open (libibverbs\.so)|NET/IB ?: (No device found)")
 _CHANNEL = re.compile(r"\bvia NET/([A-Za-z][\w ]{0,40}?)/\d{1,3}(?:\(\d{1,3}\))?(/GDRDMA)?")
 _NO_PLUGIN = re.compile(
     r"NET/Plugin\s?:\s?(?:No plugin found|Could not find:?\s{0,4}\S*libnccl-net|"
@@ -98,8 +99,10 @@ def line_facts(line: Line) -> list[Fact]:
         facts.append(ObservationFact(line, "net-transport", found.group(1)))
     if "Using" in text and "NET" in text and (found := _IPOIB.search(text)) is not None:
         facts.append(ObservationFact(line, "ipoib-interface", found.group(1)))
-    if "libibverbs" in text and (found := _NO_VERBS.search(text)) is not None:
-        facts.append(ObservationFact(line, "ibverbs-missing", found.group(1)))
+    if ("libibverbs" in text or "No device" in text) and (found := _NO_VERBS.search(text)):
+        facts.append(
+            ObservationFact(line, "ib-transport-unavailable", found.group(1) or found.group(2))
+        )
     if "via NET/" in text and (found := _CHANNEL.search(text)) is not None:
         transport = found.group(1).strip()
         facts.append(ObservationFact(line, "net-transport", transport))
