@@ -849,3 +849,11 @@ def test_a_transport_turned_off_for_an_nccl_tests_run_is_advice(matrix: Matrix) 
     # The same setting for a training script stays a warning.
     job = run.replace("./build/all_reduce_perf -b 8 -e 256M -f 2 -g 2", "python train.py")
     assert findings(matrix, job)["SC601"].severity is Severity.WARNING
+
+
+def test_a_fabric_said_to_stay_in_progress(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#2781 (the corpus's 666); a description of the states is not a report.
+    said = 'Ready (1/1 Running). The GPU fabric stays "In Progress" on all 8 GPUs\n'
+    assert "'In Progress'" in findings(matrix, said)["SC521"].message
+    described = 'Each GPU goes from "Not Started" to "In Progress" to "Completed".\n'
+    assert "SC521" not in findings(matrix, described)
