@@ -857,3 +857,17 @@ def test_a_fabric_said_to_stay_in_progress(matrix: Matrix) -> None:
     assert "'In Progress'" in findings(matrix, said)["SC521"].message
     described = 'Each GPU goes from "Not Started" to "In Progress" to "Completed".\n'
     assert "SC521" not in findings(matrix, described)
+
+
+def test_the_iommu_by_its_vendor_names_and_acs_said_disabled(matrix: Matrix) -> None:
+    assert "SC1126" in findings(matrix, "Disabling VT-d in the BIOS fixed the hang.\n")
+    assert "SC1126" in findings(matrix, "We turned off AMD-Vi and it works now.\n")
+    assert "SC1125" in findings(matrix, "After ACS was disabled the test worked.\n")
+    # A question, or a change that did not help, states no cause.
+    for said in (
+        "Is ACS disabled? It worked before.\n",
+        "ACS disabled did not help, the fix was a new cable.\n",
+        "Disabling ACS made no difference, but the fix was updating the BIOS.\n",
+    ):
+        found = findings(matrix, said)
+        assert "SC1125" not in found and "SC1126" not in found

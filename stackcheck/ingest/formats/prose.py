@@ -129,9 +129,12 @@ _ACS_ON = re.compile(
     r"\bACSCtl:[^.]{0,40}?(?:ReqRedir|CmpltRedir)\+",
     re.IGNORECASE,
 )
+# Intel's IOMMU is VT-d, AMD's AMD-Vi: turning either off is turning the IOMMU off.
 _OFF_FIXED = re.compile(
-    r"\b(?:disabl\w{1,4}|turn\w{0,3}\soff)\s(?:the\s)?(ACS|IOMMU)\b|"
-    r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b",
+    r"\b(?:disabl\w{1,4}|turn\w{0,3}\soff|switch\w{0,3}\soff)\s(?:the\s)?"
+    r"(ACS|IOMMU|VT-d|AMD-Vi)(?![\w-])|"
+    r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b|"
+    r"\b(ACS|IOMMU|VT-d|AMD-Vi)\s(?:(?:was|is|got|being)\s)?(?:disabled|turned\soff|off)\b",
     re.IGNORECASE,
 )
 # What fixed it, also said as what became possible ("we were able to run the NCCL test",
@@ -142,6 +145,11 @@ _FIXED = re.compile(
     re.IGNORECASE,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.IGNORECASE)
+_NO_HELP = re.compile(
+    r"\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve|work)|\bno\s(?:effect|"
+    r"difference|luck)\b",
+    re.IGNORECASE,
+)
 _GDR_OFF = re.compile(
     r"\b(?:haven't|have\snot|hasn't|has\snot|didn't|did\snot|not)\s(?:been\s)?"
     r"(?:enabled?|used?|using)\s(?:the\s)?(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)\b",
@@ -305,8 +313,10 @@ def hardware_path_stated(line: Line) -> list[Fact]:
             (off := _OFF_FIXED.search(sentence)) is not None
             and _FIXED.search(sentence)
             and not _BEFORE.search(sentence[: off.start()])
+            and not _NO_HELP.search(sentence)
         ):
-            what = (off.group(1) or off.group(2) or off.group(3)).upper()
+            named = next(g for g in off.groups() if g).upper()
+            what = "ACS" if named == "ACS" else "IOMMU"
             facts.append(ObservationFact(line, "iommu-acs-stated", f"{what}: {off.group(0)}"))
         if _GDR_OFF.search(sentence):
             facts.append(ObservationFact(line, "net-gdr", "no"))
