@@ -871,3 +871,15 @@ def test_the_iommu_by_its_vendor_names_and_acs_said_disabled(matrix: Matrix) -> 
     ):
         found = findings(matrix, said)
         assert "SC1125" not in found and "SC1126" not in found
+
+
+def test_nccl_tests_1_rank_lines_and_a_bare_result_table() -> None:
+    # NVIDIA/nccl#104 (the corpus's 608): nccl-tests for NCCL 1; NVIDIA/nccl#340 (406): rows only.
+    old = "> Using devices\n   Rank  0 uses device  0 [0x05] Tesla M40 24GB\n"
+    triage = read_report(old, "pasted")
+    assert [g.name for g in triage.snapshot.gpus.devices] == ["Tesla M40 24GB"]
+    rows = (
+        "         256            64   float     sum       0     7.14    0.04    0.04  0e+00     "
+        "7.12    0.04    0.04  0e+00\n"
+    )
+    assert [s.segment.format.name for s in read_report(rows, "pasted").segments] == ["nccl_tests"]
