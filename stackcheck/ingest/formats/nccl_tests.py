@@ -38,7 +38,8 @@ class NcclTests(Format):
     # The header (also quoted in a sentence: "nThread 1 nGpus 8 minBytes 8 ..."), the rank
     # lines, and the summary under the result table.
     anchor = re.compile(
-        r"^#?\s{0,4}(?:nThread \d|Using devices\s*$)|^\W{0,2}nThread \d{1,4} nGpus \d{1,4} minBytes|"
+        r"^#?\s{0,4}(?:nThread \d|Using devices\s*$)|"
+        r"^\W{0,2}nThread \d{1,4} nGpus \d{1,4} minBytes|"
         + _RANK_LINE
         + r"|^#\s{0,4}(?:Out of bounds values|Avg bus bandwidth)\s{0,4}:|"
         + _ROW
