@@ -883,3 +883,18 @@ def test_nccl_tests_1_rank_lines_and_a_bare_result_table() -> None:
         "7.12    0.04    0.04  0e+00\n"
     )
     assert [s.segment.format.name for s in read_report(rows, "pasted").segments] == ["nccl_tests"]
+
+
+def test_nccls_ib_transport_listing_its_hcas_says_the_fabric(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1000: the HCAs NCCL's IB transport opened; the corpus's 414 (NVIDIA/nccl#207):
+    # the interface it uses beside them names none.
+    hcas = (
+        "dso-s1-r1-a100-03:2331:2666 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP "
+        "[1]mlx5_1:1/IB/SHARP\n"
+    )
+    snapshot = read_report(hcas, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("rdma-fabric-stated")] == ["InfiniBand (mlx5_0)"]
+    sideband = (
+        "gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication\n"
+    )
+    assert not read_report(sideband, "pasted").snapshot.observations("rdma-fabric-stated")

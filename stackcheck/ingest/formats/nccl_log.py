@@ -43,6 +43,9 @@ _NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A
 # "NET/Socket : Using [0]ib0:10.0.0.1<0>"): an ib* interface is IPoIB, so the machine has
 # InfiniBand whether or not NCCL uses it.
 _IPOIB = re.compile(r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20}):")
+# NCCL's IB transport listing the HCAs it opened ("NET/IB : Using [0]mlx5_0:1/IB/SHARP",
+# "[0]mlx5_0:1/RoCE [RO]; OOB eno1:..."): the machine has InfiniBand or RoCE.
+_IB_HCAS = re.compile(r"NET/IB ?: Using \[\d{1,2}\]([\w.-]{1,30}):\d{1,2}/(IB|RoCE)\b")
 # NCCL's IB transport could not load the verbs library (src/misc/ibvwrap.cc, a WARN up to 2.3,
 # later INFO) or found no HCA (`NET/IB : No device found.`: a container without
 # /dev/infiniband): harmless on a machine without InfiniBand, the reason for sockets on one with it.
@@ -99,6 +102,9 @@ def line_facts(line: Line) -> list[Fact]:
         facts.append(ObservationFact(line, "net-transport", found.group(1)))
     if "Using" in text and "NET" in text and (found := _IPOIB.search(text)) is not None:
         facts.append(ObservationFact(line, "ipoib-interface", found.group(1)))
+    if "NET/IB" in text and (found := _IB_HCAS.search(text)) is not None:
+        fabric = "InfiniBand" if found.group(2) == "IB" else "RoCE"
+        facts.append(ObservationFact(line, "rdma-fabric-stated", f"{fabric} ({found.group(1)})"))
     if ("libibverbs" in text or "No device" in text) and (found := _NO_VERBS.search(text)):
         facts.append(
             ObservationFact(line, "ib-transport-unavailable", found.group(1) or found.group(2))
