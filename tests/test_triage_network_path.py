@@ -901,3 +901,20 @@ def test_nccls_ib_transport_listing_its_hcas_says_the_fabric(matrix: Matrix) -> 
         "gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication\n"
     )
     assert not read_report(sideband, "pasted").snapshot.observations("rdma-fabric-stated")
+
+
+def test_an_nccl_setting_named_as_the_cause(matrix: Matrix) -> None:
+    # vllm-project/vllm#19613 (the corpus's 307): the reporter's resolution.
+    said = (
+        "The issue was related to the fact that the NCCL_BUFFSIZE variable was to set too large. "
+        "Using the default value made the issue go away. \n"
+    )
+    found = findings(matrix, said)["SC1333"]
+    assert found.severity is Severity.WARNING and "NCCL_BUFFSIZE" in found.message
+    # A question, a condition, or a setting named as what was set to fix it: nothing.
+    for text in (
+        "Is NCCL_BUFFSIZE set too large here?\n",
+        "If NCCL_BUFFSIZE is set too large, registration fails.\n",
+        "Setting NCCL_SOCKET_IFNAME to the bridge interface fixed it.\n",
+    ):
+        assert "SC1333" not in findings(matrix, text)

@@ -30,6 +30,7 @@ from stackcheck.rules.env_vars import (
     NcclGraphFileSet,
     NcclIbDisabled,
     NcclProtoLl128Forced,
+    NcclSettingStatedCause,
     NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
@@ -179,6 +180,7 @@ RULES: tuple[Rule, ...] = (
     MlockFailed(),
     NcclProtoLl128Forced(),
     OfiTopologyFileInvalid(),
+    NcclSettingStatedCause(),
 )
 
 

@@ -515,6 +515,35 @@ class NcclGraphFileSet(Rule):
         )
 
 
+class NcclSettingStatedCause(Rule):
+    id = "SC1333"
+    name = "nccl-setting-stated-cause"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "The report names an NCCL setting as the cause"
+    doc = RuleDoc(
+        what="Reads a sentence that names an NCCL_* variable as what broke the run: set too "
+        "large or too small (`the NCCL_BUFFSIZE variable was set too large`), the cause or the "
+        "culprit, or removing it as the fix; not a question or a condition.",
+        why="NCCL's defaults are tuned per platform; a size or a transport setting carried from "
+        "another machine can make registration or connection fail (NCCL_BUFFSIZE too large: "
+        "`ibv_reg_dmabuf_mr failed with error Cannot allocate memory`, vllm-project/vllm#19613), "
+        "and the report's own words are then the best evidence of which setting it was.",
+        example="A vLLM deployment with NCCL_BUFFSIZE raised far above its 4 MiB default.",
+        fix="Unset the variable (or return it to NCCL's default) and keep it out of the job's "
+        "environment, the image and /etc/nccl.conf.",
+        references=("https://github.com/vllm-project/vllm/issues/19613",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for stated in ctx.snapshot.observations("nccl-setting-stated")[:1]:
+            yield self.finding(
+                f"The report names {stated.value} as the cause: NCCL's default for it would "
+                "have worked.",
+                [stated.evidence],
+            )
+
+
 class NcclSocketInterfaceMissing(Rule):
     id = "SC1312"
     name = "nccl-socket-interface-missing"

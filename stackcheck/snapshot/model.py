@@ -342,6 +342,7 @@ ObservationKind = Literal[
     "ipoib-interface",  # NCCL's socket transport uses an IPoIB interface (ib0): InfiniBand is there
     "ib-transport-unavailable",  # NCCL's IB transport: no libibverbs, or no device found
     "nccl-tests-run",  # a launcher line runs an nccl-tests binary (all_reduce_perf, ...)
+    "nccl-setting-stated",  # the report names an NCCL_* setting as the cause ("set too large")
 ]
 
 
