@@ -918,3 +918,16 @@ def test_an_nccl_setting_named_as_the_cause(matrix: Matrix) -> None:
         "Setting NCCL_SOCKET_IFNAME to the bridge interface fixed it.\n",
     ):
         assert "SC1333" not in findings(matrix, text)
+
+
+def test_an_iommu_page_fault_of_the_gpu(matrix: Matrix) -> None:
+    # NVIDIA/cuda-samples#48: the p2p samples on an AMD host with the IOMMU translating.
+    fault = (
+        "Sep 21 09:59:59 runtime kernel: nvidia 0000:07:00.0: AMD-Vi: Event logged "
+        "[IO_PAGE_FAULT domain=0x0003 address=0x80000040 flags=0x0020]\n"
+    )
+    found = findings(matrix, fault)["SC1126"]
+    assert found.severity is Severity.WARNING and "nvidia 0000:07:00.0" in found.message
+    # A fault of another device (an NVMe drive) says nothing of the GPUs' path.
+    other = fault.replace("nvidia 0000:07:00.0", "nvme 0000:04:00.0")
+    assert "SC1126" not in findings(matrix, other)
