@@ -331,6 +331,13 @@ ObservationKind = Literal[
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
     "mlock-failed",  # a process could not lock memory (mlock ENOMEM): RLIMIT_MEMLOCK too low
     "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")
+    "peermem-load-failed",  # the peer-memory module failed to load or is said not to be loaded
+    "nccl-topo-invalid",  # NCCL rejected a topology file (an attribute missing) or it is faulty
+    "ofi-topo-file",  # aws-ofi-nccl set NCCL_TOPO_FILE to its own file for the instance type
+    "ipoib-interface",  # NCCL's socket transport uses an IPoIB interface (ib0): InfiniBand is there
+    "ib-transport-unavailable",  # NCCL's IB transport: no libibverbs, or no device found
+    "nccl-tests-run",  # a launcher line runs an nccl-tests binary (all_reduce_perf, ...)
+    "nccl-setting-stated",  # the report names an NCCL_* setting as the cause ("set too large")
 ]
 
 
