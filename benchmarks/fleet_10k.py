@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from _common import benchmark_parser, print_result  # benchmarks/ is the script's folder
@@ -32,7 +33,6 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from stackcheck.snapshot import EnvVar, Evidence, Snapshot  # noqa: E402
-from stackcheck.snapshot.model import Platform  # noqa: E402
 from tests.support.elfbuild import ElfFactory  # noqa: E402
 from tests.support.fleet import p5_trees, probe_trees, write_fleet  # noqa: E402
 
@@ -48,14 +48,11 @@ MISSING = 10  # per 10,000: no file at all
 def _variant(base: Snapshot, kernel: bool, debug: bool) -> Snapshot:
     snapshot = base
     if kernel:
-        platform = Platform.model_validate(
-            {**base.platform.model_dump(), "kernel": "6.8.0-1021-aws"}
-        )
-        snapshot = snapshot.model_copy(update={"platform": platform})
+        snapshot = replace(snapshot, platform=replace(base.platform, kernel="6.8.0-1021-aws"))
     if debug:
         env = dict(base.env)
         env["NCCL_DEBUG"] = EnvVar(value="INFO", evidence=Evidence(kind="env", source="NCCL_DEBUG"))
-        snapshot = snapshot.model_copy(update={"env": env})
+        snapshot = replace(snapshot, env=env)
     return snapshot
 
 
@@ -91,7 +88,7 @@ def generate(directory: Path, work: Path, count: int, all_distinct: bool, seed: 
                     value=f"ens{name[-5:]}",
                     evidence=Evidence(kind="env", source="NCCL_SOCKET_IFNAME"),
                 )
-                snapshot = snapshot.model_copy(update={"env": env})
+                snapshot = replace(snapshot, env=env)
             snapshots[key] = snapshot
         nodes[name] = key
     silent = order[cursor : cursor + round((GARBAGE + CUT_OFF + MISSING) * per)]

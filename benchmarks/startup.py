@@ -9,10 +9,11 @@ is compiled first, as an installed wheel's is (--source-only: not).
 - a cached `stackcheck scan` of a small docker-archive (made once under .cache/bench-startup;
   the first scan fills the cache: layer indexes and the validated matrix), where nothing is
   read but the cache: all start-up;
-- with --collect-env-python PY (a Python with torch), `PY -m torch.utils.collect_env`, and the
-  probe's ratio to it (goal <= 0.1).
+- with --collect-env, `python -m torch.utils.collect_env` and the probe's ratio to it (goal
+  <= 0.1): run by --collect-env-python PY (a Python with torch), else by a virtualenv with
+  PyTorch's CPU wheel made under .cache/bench-venv the first time.
 
-    python benchmarks/startup.py --runs 9 [--collect-env-python PY]
+    python benchmarks/startup.py --runs 9 [--collect-env [--collect-env-python PY]]
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from _common import (  # benchmarks/ is the script's folder
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORK = PROJECT / ".cache" / "bench-startup"
+BENCH_VENV = PROJECT / ".cache" / "bench-venv"
+TORCH = "torch==2.13.0"
 
 
 def _member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -73,6 +76,16 @@ def small_archive() -> Path:
     return archive
 
 
+def collect_env_python() -> Path:
+    """A virtualenv's Python with PyTorch's CPU wheel, made the first time."""
+    python = BENCH_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(BENCH_VENV)], check=True)
+        index = ["--index-url", "https://download.pytorch.org/whl/cpu"]
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *index, TORCH], check=True)
+    return python
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -80,7 +93,12 @@ def _children_cpu() -> float:
 
 def main() -> int:
     parser = benchmark_parser(__doc__, runs=9)
-    parser.add_argument("--collect-env-python", type=Path, help="a Python that has torch installed")
+    parser.add_argument(
+        "--collect-env", action="store_true", help="time PyTorch's collect_env too, and the ratio"
+    )
+    parser.add_argument(
+        "--collect-env-python", type=Path, help="a Python that has torch (implies --collect-env)"
+    )
     add_bytecode_argument(parser)
     args = parser.parse_args()
     bytecode = compile_bytecode(args)
@@ -95,8 +113,10 @@ def main() -> int:
         "probe_json": [*stackcheck, "probe", "--json", "--no-network"],
         "cached_rescan": scan,
     }
-    if args.collect_env_python:
-        commands["collect_env"] = [str(args.collect_env_python), "-m", "torch.utils.collect_env"]
+    compare = bool(args.collect_env or args.collect_env_python)
+    if compare:
+        python = args.collect_env_python or collect_env_python()
+        commands["collect_env"] = [str(python), "-m", "torch.utils.collect_env"]
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):
@@ -110,7 +130,7 @@ def main() -> int:
     for name in commands:
         result[f"{name}_wall_median_s"] = round(statistics.median(times[name]), 3)
         result[f"{name}_cpu_median_s"] = round(statistics.median(cpu[name]), 3)
-    if args.collect_env_python:
+    if compare:
         for kind, values in (("wall", times), ("cpu", cpu)):
             ratio = statistics.median(values["probe_json"]) / statistics.median(
                 values["collect_env"]

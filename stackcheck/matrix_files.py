@@ -33,6 +33,11 @@ def matrix_files(directory: Path) -> MatrixFiles:
     ]
 
 
+def read_layers(directories: Sequence[Path]) -> list[MatrixFiles]:
+    """The files of each directory, in order: read once, for the digest and the matrix alike."""
+    return [matrix_files(directory) for directory in directories]
+
+
 def feed_files(digest: hashlib._Hash, layers: Sequence[MatrixFiles]) -> None:
     """Add every file of every layer (its position, name, length and bytes) to ``digest``."""
     for position, files in enumerate(layers):
@@ -41,11 +46,16 @@ def feed_files(digest: hashlib._Hash, layers: Sequence[MatrixFiles]) -> None:
             digest.update(raw)
 
 
+def layers_digest(layers: Sequence[MatrixFiles]) -> str:
+    """The SHA-256 of the files of ``layers`` in order."""
+    digest = hashlib.sha256()
+    feed_files(digest, layers)
+    return digest.hexdigest()
+
+
 def matrix_digest(directories: Sequence[Path]) -> str | None:
     """The SHA-256 of the files of ``directories`` in order, or None where one cannot be read."""
-    digest = hashlib.sha256()
     try:
-        feed_files(digest, [matrix_files(d) for d in directories])
+        return layers_digest(read_layers(directories))
     except (StackcheckError, OSError):
         return None
-    return digest.hexdigest()

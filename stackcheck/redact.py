@@ -14,12 +14,16 @@ Python's surrogate escapes, and leaves as ``\\xNN`` for each byte that was not U
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from stackcheck.snapshot.model import _Model, field_names
+
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    pass
 
 MASK = "***"
 
@@ -103,14 +107,19 @@ def redact(value: T) -> T:
 
 
 def _redact(value: Any, name: str | None) -> Any:
-    from pydantic import BaseModel  # here: the CLI starts without pydantic
-
     if isinstance(value, Enum):
         return value
     if isinstance(value, str):
         return redact_text(value) if name is None else redact_value(name, value)
-    if isinstance(value, BaseModel):
-        return _redact_model(value, name)
+    if isinstance(value, _Model):
+        updates = _redacted_fields(value, field_names(type(value)), name)
+        return replace(value, **updates) if updates else value
+    # A pydantic model (a report, a fleet's) exists only where pydantic is imported already:
+    # the probe's path, which has none, stays without it.
+    pydantic = sys.modules.get("pydantic")
+    if pydantic is not None and isinstance(value, pydantic.BaseModel):
+        updates = _redacted_fields(value, type(value).model_fields, name)
+        return value.model_copy(update=updates) if updates else value
     if isinstance(value, Mapping):
         return {
             _redact(k, None): _redact(v, k if isinstance(k, str) else None)
@@ -126,7 +135,8 @@ def _redact(value: Any, name: str | None) -> Any:
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _redact_model(model: BaseModel, name: str | None) -> BaseModel:
+def _redacted_fields(model: object, fields: Iterable[str], name: str | None) -> dict[str, Any]:
+    """The fields of ``model`` that redaction changes, with their new values."""
     # An EnvVar's ``value`` is named by its mapping key; an Evidence's ``detail`` by its
     # ``source`` when that is a variable's name (env and image-config evidence).
     source = getattr(model, "source", None)
@@ -134,9 +144,9 @@ def _redact_model(model: BaseModel, name: str | None) -> BaseModel:
     if isinstance(source, str) and _VARIABLE.fullmatch(source):
         names["detail"] = source
     updates: dict[str, Any] = {}
-    for field in type(model).model_fields:
+    for field in fields:
         old = getattr(model, field)
         new = _redact(old, names.get(field))
         if new is not old and new != old:
             updates[field] = new
-    return model.model_copy(update=updates) if updates else model
+    return updates

@@ -39,7 +39,7 @@ from stackcheck import __version__, clock, limits
 from stackcheck.cachedir import prune, read_own
 from stackcheck.errors import StackcheckError
 from stackcheck.inputs import read_regular
-from stackcheck.matrix_files import matrix_digest
+from stackcheck.matrix_files import MatrixFiles, layers_digest, matrix_digest
 
 ENTRIES, ENTRY_AGE_S = 256, 30 * 86400
 _FORMAT = "1"  # bump when an entry's payload changes shape
@@ -215,11 +215,11 @@ def _typed(value: object, kind: type[T]) -> T:
     return value
 
 
-def matrix_of(directories: Sequence[Path]) -> tuple[tuple[str, ...], str] | None:
-    """The matrix directories a scan reads (absolute) and the SHA-256 of their files."""
-    absolute = tuple(str(d.resolve()) for d in directories)
-    digest = matrix_digest([Path(d) for d in absolute])
-    return None if digest is None else (absolute, digest)
+def matrix_of(
+    directories: Sequence[Path], layers: Sequence[MatrixFiles]
+) -> tuple[tuple[str, ...], str]:
+    """The matrix directories a scan read (absolute) and the SHA-256 of their files, as read."""
+    return tuple(str(d.resolve()) for d in directories), layers_digest(layers)
 
 
 def now() -> str:

@@ -426,6 +426,29 @@ def test_build_arg_target_and_directory(cli: Cli, tmp_path: Path) -> None:
     assert {"SC201", "SC1001"} <= ids
 
 
+def test_a_directory_target_skips_a_file_whose_stage_is_only_heredoc_text(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A FROM ... AS line inside a heredoc is text the file writes, not a stage: the parser's
+    stages say so, and that file is linted as docker builds it."""
+    write(
+        tmp_path,
+        "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS train\n"
+        "RUN pip install torch==2.4.0 --index-url https://download.pytorch.org/whl/cpu\n",
+    )
+    (tmp_path / "gen").mkdir()
+    write(
+        tmp_path / "gen",
+        "FROM python:3.11-slim\n"
+        "COPY <<EOF /out/Dockerfile\n"
+        "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04 AS train\n"
+        "EOF\n",
+    )
+    many = cli("lint-dockerfile", str(tmp_path), "--target", "train", "--format", "json")
+    assert many.code != 2, many.err
+    assert "SC201" in {f["id"] for f in json.loads(many.out)["findings"]}
+
+
 def test_triage_reads_every_corpus_dockerfile_as_lint_does() -> None:
     """Same versions of every component; the line lint gives is among triage's evidence (which
     also cites an ENV that declares the version, such as NCCL_VERSION)."""

@@ -92,6 +92,21 @@ def test_a_healthy_fleet_is_clean(cli: Cli, stacks: dict[str, Snapshot], tmp_pat
     assert "p5-[001-016]" in done.out
 
 
+def test_the_report_json_replaces_the_old_file_whole(
+    cli: Cli, stacks: dict[str, Snapshot], tmp_path: Path
+) -> None:
+    """A reader that opened the last report keeps reading it whole: the new one is renamed
+    over it, never written into it."""
+    write_fleet(tmp_path / "nodes", stacks, fleet_of(4))
+    report, reader = tmp_path / "fleet.json", tmp_path / "reader.json"
+    report.write_text("last run\n")
+    reader.hardlink_to(report)  # the old file, as a reader holds it
+    done = cli("fleet", str(tmp_path / "nodes"), "--report-json", str(report))
+    assert done.code == 0, done.err
+    assert json.loads(report.read_text())["summary"]["answered"] == 4
+    assert reader.read_text() == "last run\n"
+
+
 def test_fleet_rules_say_nothing_about_one_snapshot(
     cli: Cli, stacks: dict[str, Snapshot], tmp_path: Path
 ) -> None:

@@ -176,6 +176,8 @@ def test_side_files_and_step_summary(
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     sarif, report = tmp_path / "out.sarif", tmp_path / "report.json"
+    report.write_text("last run\n")
+    (tmp_path / "reader.json").hardlink_to(report)  # the old report, as a reader holds it
     done = cli(
         "check",
         "--root",
@@ -192,5 +194,6 @@ def test_side_files_and_step_summary(
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
     levels = [f["severity"] for f in json.loads(report.read_text())["findings"]]
     assert levels.count("error") == 4  # SC101, SC103, SC401, SC521
+    assert (tmp_path / "reader.json").read_text() == "last run\n"  # replaced whole, not rewritten
     text = summary.read_text()
     assert text.startswith("earlier step\n## stackcheck: root")

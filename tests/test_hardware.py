@@ -14,7 +14,9 @@ from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.matrix import Matrix
 from stackcheck.parsers.hardware import acs_redirects, sysfs_speed, xid_line
 from stackcheck.probes import probe_root
+from stackcheck.probes.sysfs import DMI_PRODUCT
 from stackcheck.snapshot.hardware import normalise_bus_id
+from stackcheck.views.base import SMALL_FILE_LIMIT, FileView
 from tests.support import sysfs
 from tests.support.fleet import write_fleet
 from tests.support.recorded import PROC_VERSION_580, h100_gpus
@@ -138,6 +140,23 @@ def test_bare_metal_acs_and_iommu(root: Root, matrix: Matrix) -> None:
     )
     assert found["SC1126"].evidence[0].detail == "DMA-FQ"
     assert sum(f.id == "SC1125" for f in hardware_findings(report)) == 5  # the GPU and 4 EFA
+
+
+def test_dmi_is_read_once_for_the_instance_type_and_bare_metal(
+    root: Root, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root.dmi("Amazon EC2", "p5.metal")
+    read: list[str] = []
+    read_text = FileView.read_text
+
+    def counted(view: FileView, path: str, limit: int = SMALL_FILE_LIMIT) -> str | None:
+        read.append(path)
+        return read_text(view, path, limit)
+
+    monkeypatch.setattr(FileView, "read_text", counted)
+    snapshot = probe_root(str(root.path))
+    assert snapshot.instance.type == "p5.metal" and snapshot.hardware.bare_metal is True
+    assert read.count(DMI_PRODUCT) == 1
 
 
 def test_probe_stays_cheap(root: Root) -> None:

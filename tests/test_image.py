@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import os
+import pwd
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -553,6 +554,24 @@ def test_unreachable_registry_says_credentials_were_found_without_showing_them(
         done, "https://127.0.0.1:9 (TLS, unverified): Connection refused", "config.json: found"
     )
     assert "hunter2" not in done.err and secret not in done.err
+
+
+def test_a_registry_scan_without_a_home_directory_says_so(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A container user without HOME or a passwd entry: no Docker config to read, which the
+    error says, rather than a crash looking for one."""
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.delenv("DOCKER_CONFIG", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", _no_passwd_entry)
+    done = cli("scan", "registry://127.0.0.1:9/stackcheck/none:1", "--no-cache")
+    assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
+    assert "http://127.0.0.1:9 (plain HTTP): Connection refused" in done.err
+    assert "credentials (no DOCKER_CONFIG, no home directory): none" in done.err
+
+
+def _no_passwd_entry(uid: int) -> pwd.struct_passwd:
+    raise KeyError(f"getpwuid(): uid not found: {uid}")
 
 
 def test_truncated_zstd_layer(root: Root, images: ImageBuilder) -> None:

@@ -97,10 +97,14 @@ def test_an_observed_condition_needs_what_the_stack_printed(matrix: Matrix) -> N
     met = conditions_met(
         cudart, (), None, _installed({}), str, None, lambda kind: printed.get(kind, [])
     )
-    assert met is not None and met.observed == ("net-plugin-failed",)
+    assert met is not None and met.observed == (("net-plugin-failed", 0),)
     other = {"net-plugin-failed": ["libefa lacks EFA_1.2 that libfabric needs"]}
     assert (
         conditions_met(cudart, (), None, _installed({}), str, None, lambda k: other.get(k, []))
         is None
     )
     assert conditions_met(cudart, (), None, _installed({}), str) is None  # nothing printed
+    # The observation cited is the one that matched, not the first of its kind.
+    both = {"net-plugin-failed": [*other["net-plugin-failed"], *printed["net-plugin-failed"]]}
+    met = conditions_met(cudart, (), None, _installed({}), str, None, lambda k: both.get(k, []))
+    assert met is not None and met.observed == (("net-plugin-failed", 1),)

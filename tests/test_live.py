@@ -13,7 +13,7 @@ import pytest
 from stackcheck.live import commands, imds, nvml
 from stackcheck.live.host import LiveHost
 from stackcheck.probes import ProbeContext, probe_host, run_probes
-from stackcheck.snapshot import ComponentName, SnapshotSource
+from stackcheck.snapshot import ComponentName
 from stackcheck.views import DirectoryView
 from tests.support.rootfs import Root
 
@@ -126,7 +126,7 @@ def test_host_probe_uses_nvml_first(root: Root) -> None:
     root.debian_loader()
     live = LiveHost(allow_network=False, nvml_module=RecordedNvml(count=2))  # type: ignore[arg-type]
     ctx = ProbeContext(view=DirectoryView(root.path), live=live)
-    snapshot = run_probes(ctx, SnapshotSource(kind="host", target="test"))
+    snapshot = run_probes(ctx, "host", "test")
     [driver] = snapshot.installations(ComponentName.DRIVER)
     assert (driver.version, driver.cuda) == ("535.129.03", "12.2")
     assert [e.kind for e in driver.evidence] == ["nvml", "filename", "filename"]
@@ -154,7 +154,7 @@ def test_imds_is_asked_with_a_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_nvml_library_means_pynvml_is_not_loaded(root: Root) -> None:
     live = LiveHost(allow_network=False, nvml_module=RecordedNvml())  # type: ignore[arg-type]
     ctx = ProbeContext(view=DirectoryView(root.path), live=live)
-    snapshot = run_probes(ctx, SnapshotSource(kind="host", target="test"))
+    snapshot = run_probes(ctx, "host", "test")
     assert snapshot.installations(ComponentName.DRIVER) == []
     assert "libnvidia-ml.so.1 is not on the loader path" in (
         snapshot.component(ComponentName.DRIVER).unknown or ""

@@ -12,6 +12,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Finding, Report, Severity
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.probes import probe_root
+from stackcheck.snapshot.model import Evidence, Observation
 from tests.support import stacks
 from tests.support.rootfs import Root
 
@@ -207,3 +208,25 @@ def test_behaviours_are_shown_by_the_matrix_not_reported(matrix: Matrix) -> None
     index = MatrixIndex(matrix)
     behaviours = [i for i, _ in index.known_issues(matrix.nccl) if i.kind == "behaviour"]
     assert any("NVLS" in i.summary for i in behaviours)
+
+
+def test_a_known_issue_cites_the_observation_that_matched(root: Root, matrix: Matrix) -> None:
+    """aws-ofi-nccl 1.7.1 dlopens libcudart.so; of two plugin failures printed, only the second
+    names it, and that one is the evidence."""
+    stacks.host(root)
+    stacks.efa_installer(root, "1.38.1", libfabric="1.22.0")
+    stacks.ofi_plugin(root, "1.7.1-aws")
+    stacks.system_nccl(root, "2.18.3")
+    snapshot = probe_root(str(root.path))
+    lines = ["libefa lacks EFA_1.2 that libfabric needs", "cannot open libcudart.so"]
+    snapshot.observed.extend(
+        Observation(
+            kind="net-plugin-failed",
+            value=value,
+            evidence=Evidence(kind="text", source="nccl.log", line=number),
+        )
+        for number, value in enumerate(lines, 1)
+    )
+    [finding] = [f for f in findings(check(snapshot, matrix), "SC452") if "libcudart" in f.message]
+    cited = [e for e in finding.evidence if e.source == "nccl.log"]
+    assert [e.line for e in cited] == [2]

@@ -10,8 +10,9 @@ import pytest
 from stackcheck.formats.plan_text import PlanTextFormat
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.plan.planner import make_plan
-from stackcheck.plan.request import PlanRequest
-from stackcheck.plan.validation import load_runs, predict, table
+from stackcheck.plan.request import PlanRequest, Precision
+from stackcheck.plan.steptime import StepTime, performance
+from tests.support.plan_validation import load_runs, predict, table
 
 RUNS = Path(__file__).parent / "data" / "plan" / "published_runs.toml"
 DOCS = Path(__file__).parent.parent / "docs" / "plan.md"
@@ -76,3 +77,44 @@ def test_every_timed_candidate_names_its_bottleneck_and_the_text_shows_five(
     text = PlanTextFormat().render_plan(report)
     rows = text.split("fewest GPU-hours per million tokens first", 1)[1].split("Scale:")[0]
     assert sum(1 for line in rows.splitlines() if "GPU-h/Mtok" in line) == min(5, len(timed))
+
+
+BLACKWELL = ("p6-b200.48xlarge", "p6-b300.48xlarge", "p6e-gb200.36xlarge")
+
+
+@pytest.mark.parametrize("instance_type", BLACKWELL)
+def test_blackwell_instances_are_timed_in_every_precision_the_matrix_has(
+    matrix: Matrix, instance_type: str
+) -> None:
+    instance = MatrixIndex(matrix).instance(instance_type)
+    assert instance is not None
+    perf = performance(instance, matrix.gpu_performance)
+    assert perf is not None and set(perf.dense_tflops) == set(perf.achievable)
+    assert {"bf16", "fp8"} <= set(perf.dense_tflops)
+    for precision in perf.dense_tflops:
+        request = PlanRequest(
+            model="llama-3-8b", instance=instance_type, precision=Precision(precision)
+        )
+        step = make_plan(request, matrix).step_time
+        assert step is not None, precision
+        assert step.peak_tflops == perf.dense_tflops[precision]
+        assert step.achievable == perf.achievable[precision]
+        assert 0 < step.mfu <= step.achievable
+
+
+def test_a_b200_step_beats_the_same_job_on_h100_by_the_tables_ratio(matrix: Matrix) -> None:
+    """Llama 3 70B in bf16, TP 8 inside each instance, two instances: the same layout on p5 and
+    p6-b200, so the compute terms differ only by peak x share, and TP rides NVLink on both."""
+
+    def step(instance_type: str) -> StepTime:
+        request = PlanRequest(model="llama-3-70b", instance=instance_type, nodes=2, tp=8)
+        report = make_plan(request, matrix)
+        assert report.step_time is not None
+        return report.step_time
+
+    h100, b200 = step("p5.48xlarge"), step("p6-b200.48xlarge")
+    assert b200.tokens_per_step == h100.tokens_per_step
+    assert b200.tokens_per_gpu_s > h100.tokens_per_gpu_s
+    speed_up = (b200.peak_tflops * b200.achievable) / (h100.peak_tflops * h100.achievable)
+    assert h100.compute_s / b200.compute_s == pytest.approx(speed_up)
+    assert b200.nvlink_s > 0 and b200.bottleneck == "compute"

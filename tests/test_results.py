@@ -12,10 +12,11 @@ import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from stackcheck import results
+from stackcheck import matrix_files, results
 from stackcheck.matrix import loader
 from tests.conftest import Outcome
 from tests.support import scenarios
@@ -132,6 +133,23 @@ def test_a_changed_matrix_file_is_a_miss(
     (user / "gpus.toml").write_text(H100.format(note="second"))
     assert FROM_CACHE not in scan(image, "--matrix-dir", str(user)).err
     assert FROM_CACHE in scan(image, "--matrix-dir", str(user)).err
+
+
+def test_a_miss_reads_each_matrix_file_once(
+    archive: Path, scan: Callable[..., Outcome], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files hashed for the result's key are the ones the scan's matrix is built from."""
+    read: list[Path] = []
+    read_regular = matrix_files.read_regular
+
+    def counted(path: Path, *arguments: Any, **options: Any) -> tuple[bytes, bool]:
+        read.append(path)
+        return read_regular(path, *arguments, **options)
+
+    monkeypatch.setattr(matrix_files, "read_regular", counted)
+    done = scan(f"docker-archive:{archive}")
+    assert FROM_CACHE not in done.err and read
+    assert sorted(read) == sorted(set(read))
 
 
 def test_a_changed_configuration_is_a_miss(

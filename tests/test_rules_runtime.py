@@ -5,6 +5,7 @@ must stay quiet."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
 
@@ -187,14 +188,8 @@ def test_efa_instance_whose_container_gets_no_devices(matrix: Matrix) -> None:
     for rule in ("SC412", "SC413", "SC511", "SC501"):
         assert findings(report, rule), rule
     assert "SC401" not in {f.id for f in report.findings}  # a text's silence is not absence
-    passed = spec.model_copy(
-        update={
-            "devices": ["/dev/infiniband/uverbs0"],
-            "memlock_bytes": -1,
-            "ipc": "host",
-        }
-    )
-    quiet = check(snapshot.model_copy(update={"run_specs": [passed]}), matrix)
+    passed = replace(spec, devices=["/dev/infiniband/uverbs0"], memlock_bytes=-1, ipc="host")
+    quiet = check(replace(snapshot, run_specs=[passed]), matrix)
     assert not {"SC412", "SC413", "SC511", "SC501"} & {f.id for f in quiet.findings}
 
 
@@ -206,7 +201,7 @@ def live_snapshot(root: Root) -> Snapshot:
     ctx = ProbeContext(
         view=DirectoryView(str(root.path)), env={}, live=LiveHost(allow_network=False)
     )
-    return run_probes(ctx, SnapshotSource(kind="host", target="test"))
+    return run_probes(ctx, "host", "test")
 
 
 def p5_host(root: Root) -> None:

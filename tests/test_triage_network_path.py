@@ -657,3 +657,278 @@ def test_nccl_proto_forcing_ll128(matrix: Matrix) -> None:
     # Excluding LL128, or choosing other protocols, is not forcing it.
     for value in ("^LL128", "Simple", "LL,Simple"):
         assert "SC1331" not in findings(matrix, f"export NCCL_PROTO={value}\n")
+
+
+# --- seventh pass: texts of the sixth held-out split's kinds, each from its public thread ------
+
+# Mellanox/nv_peer_memory#80: the DKMS package's modprobe fails; #46: a sentence saying the module
+# is not in lsmod after a reboot; #41 (healthy): the service active, named without a failure.
+PEERMEM_MODPROBE = (
+    "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown "
+    "parameter (see dmesg)\n"
+)
+PEERMEM_SAID = (
+    "I'm running on Ubuntu 18.04 (bionic) (kernel: 4.15.0-46-generic), installed both MLNX_OFED "
+    "and nv_peer_mem but when I reboot the system nv_peer_mem isn't found in lsmod but does show "
+    "up with modinfo.\n"
+)
+
+
+def test_a_peer_memory_module_that_did_not_load_was_meant_for_rdma(matrix: Matrix) -> None:
+    for text in (PEERMEM_MODPROBE, PEERMEM_SAID):
+        found = findings(matrix, text)["SC432"]
+        assert found.severity is Severity.WARNING and "did not load" in found.message
+    # A question, a check to make, or the module merely named: nothing.
+    assert "SC432" not in findings(matrix, "Is nv_peer_mem not loaded after a reboot?\n")
+    assert "SC432" not in findings(matrix, "Check whether nv_peer_mem is not loaded.\n")
+    assert "SC432" not in findings(matrix, "`service nv_peer_mem status`\n")
+
+
+# NVIDIA/nccl#1726: the OFI plugin's P5 topology file lacked the cpu node's attributes.
+TOPO_SAID = (
+    "Turns out `/usr/local/share/aws-ofi-nccl/xml/p5.48xl-topo.xml` was malformed. It was "
+    "missing `arch` and `vendor` flags, causing NCCL to fail later on.\n"
+)
+# NVIDIA/nccl#527 prints the plugin's line; the NCCL WARN is NCCL's own text for the attribute
+# the thread above names (src/graph/xml.h, xmlGetAttrStr), written here under that line.
+TOPO_LOG = (
+    "ip-10-216-179-193:641223:641270 [4] NCCL INFO NET/OFI Running on p4d.24xlarge platform, "
+    "Setting NCCL_TOPO_FILE environment variable to "
+    "/opt/aws-ofi-nccl/share/aws-ofi-nccl/xml/p4d-24xl-topo.xml\n"
+    "ip-10-216-179-193:641223:641270 [4] NCCL WARN Attribute arch of node cpu not found\n"
+)
+
+
+def test_a_faulty_topology_file_of_the_ofi_plugin(matrix: Matrix) -> None:
+    assert "p5.48xl-topo.xml is faulty" in findings(matrix, TOPO_SAID)["SC1332"].message
+    found = findings(matrix, TOPO_LOG)["SC1332"]
+    assert found.severity is Severity.ERROR and "attribute arch of node cpu" in found.message
+    # The same WARN with a topology file of the user's own is not the plugin's fault.
+    own = "NCCL_TOPO_FILE=/etc/my-topo.xml\n" + TOPO_LOG.split("\n", 1)[1]
+    assert "SC1332" not in findings(matrix, own)
+
+
+# horovod/horovod#288: NCCL 2.2.12 could not open libibverbs and ran over sockets on ib0.
+# NVIDIA/nccl#207 (healthy): sockets on ib0 with no sign of why, a reachability problem.
+VERBS_MISSING = """\
+C4140-V100-1:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]
+C4140-V100-1:24:201 [0] INFO Using internal Network Socket
+C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>
+NCCL version 2.2.12+cuda9.0
+"""
+SOCKETS_ON_IB0 = """\
+gpu2:46654:46654 [0] NCCL INFO NET : Using interface ib0:12.12.12.102<0>
+gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication
+gpu2:46654:46654 [0] NCCL INFO Using internal Network Socket
+NCCL version 2.3.7+cuda9.0
+"""
+
+
+def test_sockets_over_ipoib_without_libibverbs_is_a_fallback(matrix: Matrix) -> None:
+    found = findings(matrix, VERBS_MISSING)["SC413"]
+    assert found.severity is Severity.WARNING and "libibverbs.so: no verbs" in found.message
+    # A container without /dev/infiniband says it as NCCL's IB transport finding no device.
+    no_device = VERBS_MISSING.replace(
+        "misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]", "INFO NET/IB : No device found."
+    )
+    assert "No device found" in findings(matrix, no_device)["SC413"].message
+    assert "SC413" not in findings(matrix, SOCKETS_ON_IB0)
+    # libibverbs missing on a machine whose sockets run on Ethernet: no InfiniBand to miss.
+    assert "SC413" not in findings(matrix, VERBS_MISSING.replace("ib0", "eth0"))
+
+
+# aws-samples/aws-deep-learning-ami-ubuntu-dcv-desktop#33: error 802 and the fabric manager
+# named in a sentence.
+FM_802_SAID = (
+    "Currently `nvidia-fabricmanage`r is not installed so on A100, H100, H200 and B200 instances, "
+    "CUDA initialization fails with 802 system error.\n"
+)
+
+
+def test_error_802_and_a_missing_fabric_manager_in_prose(matrix: Matrix) -> None:
+    assert findings(matrix, FM_802_SAID)["SC521"].severity is Severity.ERROR
+    for text in (
+        "The nvidia-fabricmanager is not installed on this node.\n",
+        "NVIDIA Fabric Manager was never installed on this node.\n",
+    ):
+        assert findings(matrix, text)["SC521"].severity is Severity.WARNING
+    # 802 that is not CUDA's error (a Wi-Fi standard, a bonding mode) and a condition: nothing.
+    assert "SC521" not in findings(matrix, "The NIC uses 802.3ad bonding; error 802.11 frames.\n")
+    assert "SC521" not in findings(matrix, "If the fabric manager is not installed, CUDA fails.\n")
+
+
+# NVIDIA/nccl-tests#252: ACS stated as what the fix turned off, said as what became possible.
+ACS_SAID = (
+    "After following your suggestion to disable ACS, we were able to run the NCCL test and HPL "
+    "benchmark without needing to define any parameters.\n"
+)
+
+
+def test_acs_turned_off_as_what_made_it_run(matrix: Matrix) -> None:
+    assert findings(matrix, ACS_SAID)["SC1125"].severity is Severity.WARNING
+    before = "Before disabling ACS, we were able to run with NCCL_NET_GDR_LEVEL=0.\n"
+    assert "SC1125" not in findings(matrix, before)
+
+
+# pytorch/pytorch#111424 (the corpus's 600): a Slurm script's commented-out exports, and the
+# fallback said in NCCL's transport names.
+SCRIPT_COMMENTED = """\
+export NCCL_IB_DISABLE=0
+#export NCCL_SHM_DISABLE=1
+"""
+NET_SOCKET_SAID = (
+    "**Error:** In the logs the job fails to use the Net/IB but instead relies on NET/SOCKET. "
+    "The traffic should pass through the Infiniband.\n"
+)
+
+
+def test_a_commented_export_is_not_set_and_net_socket_instead_of_net_ib(matrix: Matrix) -> None:
+    snapshot = read_report(SCRIPT_COMMENTED, "pasted").snapshot
+    assert "NCCL_SHM_DISABLE" not in snapshot.env and "NCCL_IB_DISABLE" in snapshot.env
+    found = findings(matrix, NET_SOCKET_SAID)["SC413"]
+    assert found.severity is Severity.WARNING and "where InfiniBand is meant" in found.message
+    healthy = "NCCL uses NET/IB here, not NET/Socket.\n"
+    assert "SC413" not in findings(matrix, healthy)
+
+
+# NVIDIA/nccl-tests rank lines of a release before "Group" (the corpus's 306, quoted), the
+# header quoted in a sentence (408), and the summary under a result table (404); horovod#288's
+# NCCL 2.2 lines, which print no "NCCL" after the prefix (614).
+def test_nccl_tests_and_old_nccl_logs_in_their_other_shapes() -> None:
+    quoted = (
+        ">    Rank  0 Pid  12414 on 51e6e7896958 device  0 [0x1a] Tesla V100-SXM3-32GB\n"
+        ">    Rank  1 Pid  12414 on 51e6e7896958 device  1 [0x1b] Tesla V100-SXM3-32GB\n"
+    )
+    triage = read_report(quoted, "pasted")
+    assert [s.segment.format.name for s in triage.segments] == ["nccl_tests"]
+    assert {g.name for g in triage.snapshot.gpus.devices} == {"Tesla V100-SXM3-32GB"}
+    header = (
+        '"nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 '
+        "iters: 20 validation: 1\nNCCL failure common.cu:874 'unhandled system error'\"\n"
+    )
+    summary = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 84.8558\n"
+    old_log = "instance-4:700:785 [0] INFO 0 -> 1 via direct shared memory\n"
+    for text, name in ((header, "nccl_tests"), (summary, "nccl_tests"), (old_log, "nccl_log")):
+        assert name in [s.segment.format.name for s in read_report(text, "pasted").segments]
+    # A sentence about ranks is not nccl-tests output.
+    said = "Rank 0 runs on the first node.\n"
+    assert "nccl_tests" not in [s.segment.format.name for s in read_report(said, "p").segments]
+
+
+def test_installing_the_fabric_manager_named_as_the_fix(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#1146: the fix, in Chinese; the same said in English.
+    for said in (
+        "通过安装 nvidia-fabricmanager 可以解决。\n",
+        "We fixed it by installing the nvidia-fabricmanager package of the driver's version.\n",
+    ):
+        assert findings(matrix, said)["SC521"].severity is Severity.WARNING
+    assert "SC521" not in findings(matrix, "Would installing the fabric manager fix it?\n")
+
+
+def test_nvtop_names_the_gpus_not_the_link() -> None:
+    # Syllo/nvtop#6 (the corpus's 274): an idle GPU shown at PCIe GEN 1 is not a degraded link.
+    text = (
+        "Device 0 [GeForce GTX 1080 Ti] PCIe GEN 3@16x \n"
+        "Device 1 [GeForce GTX 1080 Ti] _**PCIe GEN 1@16x**_ \n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert [(g.index, g.name) for g in snapshot.gpus.devices] == [
+        (0, "GeForce GTX 1080 Ti"),
+        (1, "GeForce GTX 1080 Ti"),
+    ]
+    assert all(g.pcie is None for g in snapshot.hardware.gpus)
+
+
+def test_a_transport_turned_off_for_an_nccl_tests_run_is_advice(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#182 (the corpus's 405): NCCL_SHM_DISABLE=1 passed to all_reduce_perf.
+    run = (
+        "root@testgpu1:/nccl-tests# mpirun -x NCCL_DEBUG=WARN -x NCCL_IB_HCA=mlx5_0 "
+        "-x NCCL_NET_GDR_LEVEL=5 -x NCCL_SHM_DISABLE=1 -x NCCL_IB_MERGE_VFS=0 -x NCCL_IB_DISABLE=0 "
+        "-np 2 --allow-run-as-root -H testgpu1,testgpu2 ./build/all_reduce_perf -b 8 -e 256M -f 2 "
+        "-g 2\n"
+    )
+    found = findings(matrix, run)["SC601"]
+    assert found.severity is Severity.INFO and "all_reduce_perf" in found.message
+    # The same setting for a training script stays a warning.
+    job = run.replace("./build/all_reduce_perf -b 8 -e 256M -f 2 -g 2", "python train.py")
+    assert findings(matrix, job)["SC601"].severity is Severity.WARNING
+
+
+def test_a_fabric_said_to_stay_in_progress(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#2781 (the corpus's 666); a description of the states is not a report.
+    said = 'Ready (1/1 Running). The GPU fabric stays "In Progress" on all 8 GPUs\n'
+    assert "'In Progress'" in findings(matrix, said)["SC521"].message
+    described = 'Each GPU goes from "Not Started" to "In Progress" to "Completed".\n'
+    assert "SC521" not in findings(matrix, described)
+
+
+def test_the_iommu_by_its_vendor_names_and_acs_said_disabled(matrix: Matrix) -> None:
+    assert "SC1126" in findings(matrix, "Disabling VT-d in the BIOS fixed the hang.\n")
+    assert "SC1126" in findings(matrix, "We turned off AMD-Vi and it works now.\n")
+    assert "SC1125" in findings(matrix, "After ACS was disabled the test worked.\n")
+    # A question, or a change that did not help, states no cause.
+    for said in (
+        "Is ACS disabled? It worked before.\n",
+        "ACS disabled did not help, the fix was a new cable.\n",
+        "Disabling ACS made no difference, but the fix was updating the BIOS.\n",
+    ):
+        found = findings(matrix, said)
+        assert "SC1125" not in found and "SC1126" not in found
+
+
+def test_nccl_tests_1_rank_lines_and_a_bare_result_table() -> None:
+    # NVIDIA/nccl#104 (the corpus's 608): nccl-tests for NCCL 1; NVIDIA/nccl#340 (406): rows only.
+    old = "> Using devices\n   Rank  0 uses device  0 [0x05] Tesla M40 24GB\n"
+    triage = read_report(old, "pasted")
+    assert [g.name for g in triage.snapshot.gpus.devices] == ["Tesla M40 24GB"]
+    rows = (
+        "         256            64   float     sum       0     7.14    0.04    0.04  0e+00     "
+        "7.12    0.04    0.04  0e+00\n"
+    )
+    assert [s.segment.format.name for s in read_report(rows, "pasted").segments] == ["nccl_tests"]
+
+
+def test_nccls_ib_transport_listing_its_hcas_says_the_fabric(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1000: the HCAs NCCL's IB transport opened; the corpus's 414 (NVIDIA/nccl#207):
+    # the interface it uses beside them names none.
+    hcas = (
+        "dso-s1-r1-a100-03:2331:2666 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP "
+        "[1]mlx5_1:1/IB/SHARP\n"
+    )
+    snapshot = read_report(hcas, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("rdma-fabric-stated")] == ["InfiniBand (mlx5_0)"]
+    sideband = (
+        "gpu2:46654:46654 [0] NCCL INFO NET/IB : Using interface ib0 for sideband communication\n"
+    )
+    assert not read_report(sideband, "pasted").snapshot.observations("rdma-fabric-stated")
+
+
+def test_an_nccl_setting_named_as_the_cause(matrix: Matrix) -> None:
+    # vllm-project/vllm#19613 (the corpus's 307): the reporter's resolution.
+    said = (
+        "The issue was related to the fact that the NCCL_BUFFSIZE variable was to set too large. "
+        "Using the default value made the issue go away. \n"
+    )
+    found = findings(matrix, said)["SC1333"]
+    assert found.severity is Severity.WARNING and "NCCL_BUFFSIZE" in found.message
+    # A question, a condition, or a setting named as what was set to fix it: nothing.
+    for text in (
+        "Is NCCL_BUFFSIZE set too large here?\n",
+        "If NCCL_BUFFSIZE is set too large, registration fails.\n",
+        "Setting NCCL_SOCKET_IFNAME to the bridge interface fixed it.\n",
+        "The NCCL_DEBUG=INFO output is too large to paste here.\n",
+    ):
+        assert "SC1333" not in findings(matrix, text)
+
+
+def test_an_iommu_page_fault_of_the_gpu(matrix: Matrix) -> None:
+    # NVIDIA/cuda-samples#48: the p2p samples on an AMD host with the IOMMU translating.
+    fault = (
+        "Sep 21 09:59:59 runtime kernel: nvidia 0000:07:00.0: AMD-Vi: Event logged "
+        "[IO_PAGE_FAULT domain=0x0003 address=0x80000040 flags=0x0020]\n"
+    )
+    found = findings(matrix, fault)["SC1126"]
+    assert found.severity is Severity.WARNING and "nvidia 0000:07:00.0" in found.message
+    # A fault of another device (an NVMe drive) says nothing of the GPUs' path.
+    other = fault.replace("nvidia 0000:07:00.0", "nvme 0000:04:00.0")
+    assert "SC1126" not in findings(matrix, other)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from enum import Enum
 
@@ -43,6 +44,15 @@ class Finding(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     fix: str
     docs: str
+
+
+def failing(findings: Iterable[Finding], fail_on: str) -> list[Finding]:
+    """The findings at or above ``fail_on`` (none for ``never``), in their order: what fails the
+    run (exit 1), an NPD condition and a Slurm drain alike."""
+    if fail_on == "never":
+        return []
+    threshold = Severity(fail_on)
+    return [f for f in findings if f.severity.at_least(threshold)]
 
 
 class Recommendation(BaseModel):
@@ -92,9 +102,6 @@ class Report(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     recommendations: list[Recommendation] = Field(default_factory=list)
     suppressed: list[Suppressed] = Field(default_factory=list)
-
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from stackcheck.formats.base import ReportFormat
     from stackcheck.formats.prometheus import RunFacts
     from stackcheck.matrix import Matrix
+    from stackcheck.matrix_files import MatrixFiles
     from stackcheck.policy.apply import InlineIgnores
     from stackcheck.policy.config import Config
     from stackcheck.snapshot import Snapshot
@@ -196,17 +197,32 @@ def matrix_directories(args: argparse.Namespace) -> list[str]:
     return [*config_from(args).matrix_dirs, *getattr(args, "matrix_dir", [])]
 
 
-def matrix_from(args: argparse.Namespace) -> Matrix:
+def matrix_from(args: argparse.Namespace, layers: list[MatrixFiles] | None = None) -> Matrix:
     """The matrix, validated once per content and kept in the cache directory (scan's
-    --cache-dir where given; none with --no-cache)."""
+    --cache-dir where given; none with --no-cache); from ``layers`` where the caller has read
+    the files already (:func:`matrix_layers`)."""
     from stackcheck.cachedir import usable_cache_dir
-    from stackcheck.matrix import load_matrix
+    from stackcheck.matrix.loader import load_layers
 
     cache = None
     if not getattr(args, "no_cache", False):
         given = getattr(args, "cache_dir", None)
         cache = Path(given) if given else usable_cache_dir()
-    return load_matrix(matrix_directories(args), cache)
+    return load_layers(matrix_layers(args) if layers is None else layers, cache)
+
+
+def matrix_sources(args: argparse.Namespace) -> list[Path]:
+    """Every matrix directory read, in order: the bundled one, then the user's."""
+    from stackcheck.matrix_files import bundled_dir
+
+    return [bundled_dir(), *map(Path, matrix_directories(args))]
+
+
+def matrix_layers(args: argparse.Namespace) -> list[MatrixFiles]:
+    """The files of :func:`matrix_sources`, read."""
+    from stackcheck.matrix_files import read_layers
+
+    return read_layers(matrix_sources(args))
 
 
 def warn(message: str) -> None:
@@ -249,11 +265,11 @@ def settle(report: Report, args: argparse.Namespace, inline: InlineIgnores | Non
         )
     side_files = {args.sarif: "sarif", args.report_json: "json"}
     for path, name in side_files.items():
-        if path:
-            _write(Path(path), get_format(name).render(report), append=False)
+        if path:  # replaced whole, so that a reader never sees half a file
+            write_atomically(Path(path), get_format(name).render(report))
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        _write(Path(summary), get_format("markdown").render(report), append=True)
+    if summary:  # GitHub's step summary is one file each step appends to
+        _append(Path(summary), get_format("markdown").render(report))
     return report
 
 
@@ -319,19 +335,15 @@ def fail_threshold(args: argparse.Namespace) -> str:
     return str(args.fail_on or config_from(args).fail_on or "error")
 
 
-def _write(path: Path, text: str, append: bool) -> None:
+def _append(path: Path, text: str) -> None:
     try:
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
+        with path.open("a", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
         raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
-    from stackcheck.check.model import Severity
+    from stackcheck.check.model import failing
 
-    if fail_on == "never":
-        return EXIT_CLEAN
-    threshold = Severity(fail_on)
-    failing = any(f.severity.at_least(threshold) for f in findings)
-    return EXIT_FINDINGS if failing else EXIT_CLEAN
+    return EXIT_FINDINGS if failing(findings, fail_on) else EXIT_CLEAN

@@ -11,20 +11,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.cli.common import (
-    EXIT_CLEAN,
     EXIT_ERROR,
-    EXIT_FINDINGS,
     add_matrix_argument,
     add_output_file_argument,
+    exit_code,
     matrix_from,
     output,
     run_facts,
+    write_atomically,
 )
 from stackcheck.errors import StackcheckError
 from stackcheck.policy.levels import FAIL_ON
 
 if TYPE_CHECKING:
-    from stackcheck.fleet.model import FleetReport
     from stackcheck.fleet.sources.base import NodeSource
 
 HELP = "check many nodes: probe each through Slurm (--slurm), or read their snapshot files"
@@ -172,15 +171,6 @@ class _Progress:
             sys.stderr.write("\r\033[K")
 
 
-def exit_code(report: FleetReport, fail_on: str) -> int:
-    from stackcheck.check.model import Severity
-
-    worst = report.worst()
-    if fail_on == "never" or worst is None:
-        return EXIT_CLEAN
-    return EXIT_FINDINGS if worst.at_least(Severity(fail_on)) else EXIT_CLEAN
-
-
 def run(args: argparse.Namespace) -> int:
     from stackcheck.fleet.engine import check_fleet
     from stackcheck.formats.base import FleetReportFormat
@@ -199,10 +189,7 @@ def run(args: argparse.Namespace) -> int:
             progress.clear()
     report = redact(report)  # the one redactor every output goes through (docs/security.md)
     if args.report_json:
-        try:
-            Path(args.report_json).write_text(FleetJsonFormat().render(report), encoding="utf-8")
-        except OSError as exc:
-            raise StackcheckError(f"cannot write {args.report_json}: {exc.strerror}") from None
+        write_atomically(Path(args.report_json), FleetJsonFormat().render(report))
     form: FleetReportFormat
     if args.format == "prometheus":
         from stackcheck.formats.prometheus import PrometheusFormat
@@ -216,4 +203,4 @@ def run(args: argparse.Namespace) -> int:
     if report.summary.answered == 0:
         sys.stderr.write("stackcheck: error: no node gave a snapshot (see the report)\n")
         return EXIT_ERROR
-    return exit_code(report, args.fail_on)
+    return exit_code(report.all_findings(), args.fail_on)

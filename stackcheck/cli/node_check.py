@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from stackcheck.check.engine import check, sort_findings
-    from stackcheck.formats.npd import NpdFormat, failing
+    from stackcheck.check.model import failing
+    from stackcheck.formats.npd import NpdFormat
 
     node = node_name(args)
     matrix = matrix_from(args)
@@ -116,7 +117,7 @@ def _check(args: argparse.Namespace) -> int:
     show(report, args, form=NpdFormat(threshold) if args.format == "npd" else None)
     code = exit_code(report.findings, threshold)
     if args.drain:
-        _reconcile(node, failing(report, threshold))
+        _reconcile(node, failing(report.findings, threshold))
     return code
 
 

@@ -22,6 +22,7 @@ from stackcheck.cli.lint_dockerfile import add_build_arguments
 from stackcheck.errors import StackcheckError
 
 if TYPE_CHECKING:
+    from stackcheck.matrix_files import MatrixFiles
     from stackcheck.results import Result, ResultCache
 
 HELP = "scan a container image (archive, OCI layout, engine, registry) without running it"
@@ -174,21 +175,25 @@ def _replay(hit: Result, args: argparse.Namespace) -> int:
 
 def _scan_and_keep(args: argparse.Namespace, request: _Request) -> int:
     """Scan, and keep the output (and what the scan read) unless the image changed meanwhile."""
-    from stackcheck.cli.common import matrix_directories
+    from stackcheck.cli.common import matrix_sources
     from stackcheck.image.identity import image_stamp
-    from stackcheck.matrix_files import bundled_dir
+    from stackcheck.matrix_files import read_layers
     from stackcheck.results import Result, matrix_of, now, recording, result_key
 
-    matrix = matrix_of([bundled_dir(), *map(Path, matrix_directories(args))])
+    sources = matrix_sources(args)
+    try:
+        layers = read_layers(sources)  # once: the matrix the scan uses is the one hashed
+    except (StackcheckError, OSError):
+        layers = None  # the scan reads them again and says what is wrong
     scanned = now()
     read: list[str] = []
     progress = sys.stderr  # the progress line is not part of the output kept
     with recording() as record:
-        code = _scan(args, progress, read.append)
+        code = _scan(args, progress, read.append, layers)
     after = image_stamp(request.path)
-    if matrix is None or not read or after is None or after[0] != request.stamp[0]:
+    if layers is None or not read or after is None or after[0] != request.stamp[0]:
         return code
-    directories, digest = matrix
+    directories, digest = matrix_of(sources, layers)
     output = "".join(record.stdout), "".join(record.stderr)
     result = Result(*output, code, read[0], scanned, directories, digest)
     request.cache.store(result_key(request.digest, read[0]), result)
@@ -199,10 +204,14 @@ def _scan_and_keep(args: argparse.Namespace, request: _Request) -> int:
 
 
 def _scan(
-    args: argparse.Namespace, progress: TextIO, read: Callable[[str], None] | None = None
+    args: argparse.Namespace,
+    progress: TextIO,
+    read: Callable[[str], None] | None = None,
+    matrix_layers: list[MatrixFiles] | None = None,
 ) -> int:
     """The scan, its check and report; ``read`` is told what the scan read from the image (the
-    snapshot's content digest), before the target host is paired with it."""
+    snapshot's content digest), before the target host is paired with it; ``matrix_layers``: the
+    matrix files, where already read."""
     from stackcheck.check.engine import check
     from stackcheck.image.cache import LayerCache
     from stackcheck.image.progress import Progress
@@ -213,7 +222,7 @@ def _scan(
     from stackcheck.snapshot.target import TargetHost, pair_with_target
     from stackcheck.views.needs import CompiledNeeds
 
-    matrix = matrix_from(args)
+    matrix = matrix_from(args, matrix_layers)
     host = read_snapshot(args.host) if args.host is not None else None
     dockerfile = None
     if args.dockerfile:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from stackcheck import limits
 from stackcheck.dockerfile.base_image import (
@@ -181,12 +181,11 @@ class _Reader:
             # An install that names no version (a preload of whatever libnccl.so is there)
             # keeps the version known so far, with its own evidence added.
             previous = stack[name][-1]
-            merged = previous.model_copy(
-                update={
-                    "path": installation.path or previous.path,
-                    "properties": {**previous.properties, **installation.properties},
-                    "evidence": [*installation.evidence, *previous.evidence],
-                }
+            merged = replace(
+                previous,
+                path=installation.path or previous.path,
+                properties={**previous.properties, **installation.properties},
+                evidence=[*installation.evidence, *previous.evidence],
             )
             stack[name] = [merged]
             return
@@ -244,9 +243,7 @@ class _Reader:
                 continue
             for name in names:
                 for installation in copied.get(name, []):
-                    moved = installation.model_copy(
-                        update={"evidence": [evidence, *installation.evidence]}
-                    )
+                    moved = replace(installation, evidence=[evidence, *installation.evidence])
                     self._layer(stack, name, moved)
 
 
@@ -310,9 +307,15 @@ def read_stack(
 
 
 def lint_dockerfile(
-    text: str, path: str, index: MatrixIndex, options: BuildOptions | None = None
+    text: str,
+    path: str,
+    index: MatrixIndex,
+    options: BuildOptions | None = None,
+    dockerfile: Dockerfile | None = None,
 ) -> LintedDockerfile:
-    dockerfile = parse(text, path)
+    """``dockerfile``: the text already parsed (by :func:`parse`), where the caller needed it."""
+    if dockerfile is None:
+        dockerfile = parse(text, path)
     reading = read_stack(dockerfile, path, index, options)
     snapshot = Snapshot(source=SnapshotSource(kind="dockerfile", target=path), partial=True)
     for component, installations in reading.stack.items():

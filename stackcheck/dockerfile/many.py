@@ -10,10 +10,11 @@ from pathlib import Path
 from stackcheck.check.engine import check
 from stackcheck.check.model import Report
 from stackcheck.dockerfile.build import BuildOptions
-from stackcheck.dockerfile.lint import lint_dockerfile, read_dockerfile
+from stackcheck.dockerfile.lint import lint_dockerfile, parse, read_dockerfile
 from stackcheck.errors import StackcheckError
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.matrix.models import Matrix
+from stackcheck.parsers.dockerfile import Dockerfile, DockerfileSyntaxError
 from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource
 
 # Names Dockerfiles go by: Dockerfile, Dockerfile.gpu, train.Dockerfile, 0.x.dockerfile.
@@ -39,8 +40,16 @@ def find_dockerfiles(top: str) -> list[str]:
     return sorted(found)
 
 
-def _has_stage(text: str, target: str) -> bool:
-    return re.search(rf"(?im)^\s*FROM\s+.*\s+AS\s+{re.escape(target)}\s*$", text) is not None
+def _has_stage(dockerfile: Dockerfile, target: str) -> bool:
+    """A stage named ``target``, matched as ``--target`` is (case-insensitive). A malformed FROM
+    has none: the lint then says what is wrong with it."""
+    try:
+        return any(
+            name is not None and name.lower() == target.lower()
+            for _, name, _ in dockerfile.base_images()
+        )
+    except DockerfileSyntaxError:
+        return False
 
 
 def lint_paths(
@@ -61,11 +70,14 @@ def lint_paths(
     report: Report | None = None
     for file in files:
         text = read_dockerfile(file)
+        dockerfile = parse(text, file)
         target = options.target
         own = (
-            options if target is None or _has_stage(text, target) else replace(options, target=None)
+            options
+            if target is None or _has_stage(dockerfile, target)
+            else replace(options, target=None)
         )
-        linted = lint_dockerfile(text, file, index, own)
+        linted = lint_dockerfile(text, file, index, own, dockerfile)
         report = check(linted.snapshot, matrix)
         findings.extend(report.findings)
         ignores.update(linted.ignores)

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stackcheck import __version__
-from stackcheck.check.model import Finding, Report, Severity
+from stackcheck.check.model import Finding, Report
 from stackcheck.fleet.sources.base import Silence
 
 FLEET_SCHEMA_VERSION = 1
@@ -88,6 +88,3 @@ class FleetReport(_Model):
 
     def all_findings(self) -> list[Finding]:
         return [*self.drift, *self.findings]
-
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.all_findings()), key=lambda s: s.rank, default=None)

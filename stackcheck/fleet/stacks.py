@@ -22,11 +22,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 from stackcheck.errors import StackcheckError
 from stackcheck.fleet.sources.base import Answer, NoAnswer
 from stackcheck.snapshot import Snapshot, load_snapshot
+from stackcheck.snapshot.io import snapshot_adapter
+from stackcheck.snapshot.model import _Model, field_names
 
 _HEAD = re.compile(
     r'\s*\{\s*"schema_version"\s*:\s*(\d+)\s*,\s*"stackcheck_version"\s*:\s*("[^"]*")\s*,'
@@ -43,7 +45,7 @@ def _digest(text: str) -> bytes:
 
 def content_digest(snapshot: Snapshot) -> bytes:
     """The snapshot's content without who took it and when."""
-    return _digest(snapshot.model_dump_json(exclude=_IDENTITY))
+    return _digest(snapshot_adapter().dump_json(snapshot, exclude=_IDENTITY).decode())
 
 
 def _text_key(text: str) -> bytes | None:
@@ -57,20 +59,25 @@ class _Parts:
     """One shared instance of every distinct part seen so far."""
 
     def __init__(self) -> None:
-        self._seen: dict[bytes, BaseModel] = {}
+        self._seen: dict[bytes, _Model] = {}
+        self._adapters: dict[type[_Model], TypeAdapter[Any]] = {}
 
-    def _one(self, part: BaseModel) -> BaseModel:
-        key = _digest(f"{type(part).__qualname__} {part.model_dump_json()}")
+    def _one(self, part: _Model) -> _Model:
+        kind = type(part)
+        adapter = self._adapters.get(kind)
+        if adapter is None:
+            adapter = self._adapters[kind] = TypeAdapter(kind)
+        key = _digest(f"{kind.__qualname__} {adapter.dump_json(part).decode()}")
         return self._seen.setdefault(key, part)
 
     def share(self, snapshot: Snapshot) -> None:
         """Swap the snapshot's parts for equal ones already held. Snapshots are only read from
         here on; the engine appends to ``notes``, a list, which is never shared."""
-        for name in type(snapshot).model_fields:
+        for name in field_names(Snapshot):
             value = getattr(snapshot, name)
-            if isinstance(value, BaseModel):
+            if isinstance(value, _Model):
                 setattr(snapshot, name, self._one(value))
-            elif isinstance(value, dict) and all(isinstance(v, BaseModel) for v in value.values()):
+            elif isinstance(value, dict) and all(isinstance(v, _Model) for v in value.values()):
                 setattr(snapshot, name, {k: self._one(v) for k, v in value.items()})
 
 

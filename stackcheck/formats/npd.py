@@ -4,18 +4,10 @@
 
 from __future__ import annotations
 
-from stackcheck.check.model import Finding, Report, Severity
+from stackcheck.check.model import Report, failing
 from stackcheck.formats.base import ReportFormat
 
 MAX_MESSAGE = 80  # NPD's default max_output_length; the example config sets the same
-
-
-def failing(report: Report, fail_on: str) -> list[Finding]:
-    """The findings at or above ``fail_on`` (none for ``never``), in the report's order."""
-    if fail_on == "never":
-        return []
-    threshold = Severity(fail_on)
-    return [f for f in report.findings if f.severity.at_least(threshold)]
 
 
 def one_line(text: str, limit: int) -> str:
@@ -31,7 +23,7 @@ class NpdFormat(ReportFormat):
         self.limit = limit
 
     def render(self, report: Report) -> str:
-        bad = failing(report, self.fail_on)
+        bad = failing(report.findings, self.fail_on)
         if bad:
             ids = ",".join(dict.fromkeys(f.id for f in bad))
             message = f"{ids}: {bad[0].title}"

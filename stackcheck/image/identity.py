@@ -10,10 +10,30 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import Literal
 
 from stackcheck.image.errors import ImageError
 
-_REMOTE = ("registry://", "docker://")
+Transport = Literal["docker-archive", "oci-archive", "oci", "registry", "docker"]
+# How an IMAGE argument names where its image is (skopeo's spellings); the first three name
+# files here. No prefix is another's start, so the order does not matter.
+TRANSPORTS: dict[str, Transport] = {
+    "docker-archive:": "docker-archive",
+    "oci-archive:": "oci-archive",
+    "oci:": "oci",
+    "registry://": "registry",
+    "docker://": "docker",
+}
+LOCAL: tuple[Transport, ...] = ("docker-archive", "oci-archive", "oci")
+
+
+def split_transport(text: str) -> tuple[Transport | None, str]:
+    """The transport an IMAGE argument names by its prefix, and the rest; (None, TEXT) for a
+    path or a bare reference."""
+    for prefix, transport in TRANSPORTS.items():
+        if text.startswith(prefix):
+            return transport, text[len(prefix) :]
+    return None, text
 
 
 def path_and_tag(value: str) -> tuple[Path, str | None]:
@@ -28,10 +48,10 @@ def path_and_tag(value: str) -> tuple[Path, str | None]:
 
 def local_path(text: str) -> Path | None:
     """The file or folder an IMAGE argument names, or None for an engine or registry image."""
-    for prefix in ("docker-archive:", "oci-archive:", "oci:"):
-        if text.startswith(prefix):
-            return path_and_tag(text[len(prefix) :])[0] if text[len(prefix) :] else None
-    if text.startswith(_REMOTE) or not Path(text).exists():
+    transport, rest = split_transport(text)
+    if transport in LOCAL:
+        return path_and_tag(rest)[0] if rest else None
+    if transport is not None or not Path(text).exists():
         return None
     return Path(text)
 

@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stackcheck.image.cache import LayerCache
@@ -18,7 +18,7 @@ from stackcheck.image.source import ImageManifest, ImageSource, LayerAnalyzer, L
 from stackcheck.image.stream import READ_SIZE, HashingReader, LayerStream, Readable
 from stackcheck.image.tree import MergedTree
 from stackcheck.probes import NEEDS, ProbeContext, run_probes
-from stackcheck.snapshot.model import ImageInfo, ImageLayer, Snapshot, SnapshotSource
+from stackcheck.snapshot.model import ImageInfo, ImageLayer, Snapshot
 from stackcheck.views.image import ImageView
 from stackcheck.views.needs import CompiledNeeds
 
@@ -209,7 +209,7 @@ def _stamp_layers(snapshot: Snapshot, view: ImageView) -> None:
     for component in snapshot.components.values():
         for installation in component.installations:
             installation.evidence = [
-                e.model_copy(update={"layer": view.provenance(e.source)})
+                replace(e, layer=view.provenance(e.source))
                 if e.layer is None and e.kind in _LAYER_EVIDENCE and e.source.startswith("/")
                 else e
                 for e in installation.evidence
@@ -230,7 +230,7 @@ def scan_image(
     manifest = loaded.manifest
     view = ImageView(tree, source.reference, [layer.digest for layer in manifest.layers])
     ctx = ProbeContext(view=view, env=image_env(manifest.config), env_kind="image-config")
-    snapshot = run_probes(ctx, SnapshotSource(kind="image", target=source.reference))
+    snapshot = run_probes(ctx, "image", source.reference)
     loops = [p for p in view.problems if p.startswith("symlink loop")]
     if loops:  # a loop where probes look is a broken image, not a fact to report around
         raise ImageError(f"{source.reference}: {loops[0]}")

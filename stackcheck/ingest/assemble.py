@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from copy import deepcopy
 
 from stackcheck import versions
 from stackcheck.ingest.facts import (
@@ -199,7 +200,7 @@ class _Builder:
                     Observation(kind=fact.kind, value=fact.value, evidence=self.evidence(fact.line))
                 )
         elif isinstance(fact, RunSpecFact):
-            spec = fact.spec.model_copy(deep=True)
+            spec = deepcopy(fact.spec)
             # The first line names the spec; of the rest, only the lines that set what rules read.
             said = [*fact.lines[:1], *(ln for ln in fact.lines[1:] if _SPEC_WORDS.search(ln.text))]
             spec.evidence = [self.evidence(line) for line in said[:_MAX_SPEC_EVIDENCE]]

@@ -5,7 +5,9 @@ RDMA port's state, an Xid line. Each fact knows how to lay itself into the snaps
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from stackcheck.ingest.facts import Fact
 from stackcheck.ingest.lines import Line
@@ -33,7 +35,16 @@ class HardwareFact(Fact):
 
 def _at(evidence: Evidence, line: Line) -> Evidence:
     """Evidence like ``evidence`` (same text, same kind) for another of its lines."""
-    return evidence.model_copy(update={"line": line.number, "detail": line.raw.strip()[:200]})
+    return replace(evidence, line=line.number, detail=line.raw.strip()[:200])
+
+
+def _stated(health: GpuHealth) -> dict[str, Any]:
+    """The fields ``health`` states: those neither None nor empty."""
+    return {
+        f.name: getattr(health, f.name)
+        for f in fields(health)
+        if getattr(health, f.name) not in (None, [], {})
+    }
 
 
 def _gpu(hardware: Hardware, bus_id: str | None, index: int | None) -> GpuHealth:
@@ -76,9 +87,7 @@ class GpuHealthFact(HardwareFact):
 
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
         known = _gpu(hardware, self.health.bus_id, self.health.index)
-        merged = known.model_dump(exclude_none=True, exclude_defaults=True)
-        merged.update(self.health.model_dump(exclude_none=True, exclude_defaults=True))
-        updated = GpuHealth.model_validate(merged)
+        updated = GpuHealth(**{**_stated(known), **_stated(self.health)})
         said = [evidence, *(_at(evidence, line) for line in self.cited)]
         updated.evidence = [*known.evidence, *said][:_MAX_EVIDENCE]
         hardware.gpus[hardware.gpus.index(known)] = updated
@@ -108,7 +117,7 @@ class RdmaPortFact(HardwareFact):
         return f"RDMA {self.port.device} port {self.port.port}: {self.port.state}"
 
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
-        port = self.port.model_copy(deep=True)
+        port = deepcopy(self.port)
         port.evidence = [evidence]
         hardware.ports.append(port)
 
@@ -147,7 +156,7 @@ class GpuNicPathsFact(HardwareFact):
 
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
         for path in self.paths:
-            hardware.paths.append(path.model_copy(update={"evidence": evidence}))
+            hardware.paths.append(replace(path, evidence=evidence))
 
 
 @dataclass
@@ -170,7 +179,7 @@ class PciDeviceFact(HardwareFact):
         return ", ".join(said)
 
     def apply(self, hardware: Hardware, evidence: Evidence) -> None:
-        device = self.device.model_copy(deep=True)
+        device = deepcopy(self.device)
         device.evidence = [evidence, *(_at(evidence, line) for line in self.cited)]
         known = hardware.device(device.address)
         if known is None:

@@ -45,7 +45,9 @@ class Witnesses(Generic[GpuT, InstalledT]):
     gpu: GpuT | None
     installations: tuple[InstalledT, ...]
     variables: tuple[str, ...] = ()  # the variables that meet the ``env`` condition
-    observed: tuple[ObservationKind, ...] = ()  # the kinds that meet the ``observed`` condition
+    # Each kind that meets the ``observed`` condition, with the index (in what ``observations``
+    # gave for that kind) of its first value the expression finds: the one to cite.
+    observed: tuple[tuple[ObservationKind, int], ...] = ()
 
 
 def conditions_met(
@@ -86,15 +88,19 @@ def conditions_met(
         )
         if not variables:
             return None
-    seen: tuple[ObservationKind, ...] = ()
+    seen: tuple[tuple[ObservationKind, int], ...] = ()
     if issue.observed:
         # Any one of the observation kinds named, with a value its expression finds.
         seen = tuple(
-            kind
+            (kind, at)
             for kind, pattern in issue.observed.items()
             if observations is not None
-            and any(re.search(pattern, value) for value in observations(kind))
+            and (at := _first_match(pattern, observations(kind))) is not None
         )
         if not seen:
             return None
     return Witnesses(gpu, tuple(found), variables, seen)
+
+
+def _first_match(pattern: str, values: Sequence[str]) -> int | None:
+    return next((at for at, value in enumerate(values) if re.search(pattern, value)), None)

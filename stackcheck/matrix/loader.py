@@ -24,8 +24,14 @@ from stackcheck import limits
 from stackcheck.atomic import write_atomically
 from stackcheck.cachedir import prune, read_own
 from stackcheck.errors import StackcheckError
-from stackcheck.matrix.models import TABLE_KEYS, Matrix
-from stackcheck.matrix_files import MatrixFiles, bundled_dir, feed_files, matrix_files
+from stackcheck.matrix.models import TABLE_KEYS, Matrix, entry_key
+from stackcheck.matrix_files import (
+    MatrixFiles,
+    bundled_dir,
+    feed_files,
+    matrix_files,
+    read_layers,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,9 +68,8 @@ def _tables(files: MatrixFiles) -> dict[str, Any]:
 
 
 def _entry_key(table: str, entry: Any) -> tuple[Any, ...]:
-    if not isinstance(entry, dict):
-        return (id(entry),)
-    return tuple(entry.get(k) for k in TABLE_KEYS[table])
+    # What is not a table stays apart from every other entry: validation names each.
+    return entry_key(table, entry) if isinstance(entry, dict) else (id(entry),)
 
 
 def overlay(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +99,11 @@ def build(data: dict[str, Any], origin: str) -> Matrix:
 def load_matrix(extra_dirs: Sequence[str | Path] = (), cache_dir: Path | None = None) -> Matrix:
     """The bundled matrix with ``extra_dirs`` (user matrices) laid over it, in order; with
     ``cache_dir``, validated once per content of the files (see the module's doc)."""
-    layers = [matrix_files(bundled_dir()), *(matrix_files(Path(d)) for d in extra_dirs)]
+    return load_layers(read_layers([bundled_dir(), *map(Path, extra_dirs)]), cache_dir)
+
+
+def load_layers(layers: list[MatrixFiles], cache_dir: Path | None = None) -> Matrix:
+    """The matrix of files already read (:func:`read_layers`): the bundled ones first."""
     cache = None if cache_dir is None else cache_dir / f"matrix-{_content_key(layers)}.pickle"
     if cache is not None:
         cached = _read_cache(cache)

@@ -7,8 +7,9 @@ fields of :class:`Matrix`. A fact marked ``unsure = true`` is never the sole bas
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -432,3 +433,11 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "xid": ("code",),
     "gpu_performance": ("gpu",),
 }
+
+
+def entry_key(table: str, entry: Mapping[str, Any] | Fact) -> tuple[str, ...]:
+    """The values that identify an entry of ``table`` (TABLE_KEYS), as text: the same for a
+    table as a TOML file writes it, a harvested row and a validated entry."""
+    if isinstance(entry, Mapping):
+        return tuple(str(entry.get(k)) for k in TABLE_KEYS[table])
+    return tuple(str(getattr(entry, k)) for k in TABLE_KEYS[table])

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from stackcheck.matrix.models import TABLE_KEYS, Fact, Matrix
+from stackcheck.matrix.models import TABLE_KEYS, Fact, Matrix, entry_key
 
 Provenance = Literal["primary", "secondary", "unsure"]
 CLASSES: tuple[Provenance, ...] = ("primary", "secondary", "unsure")
@@ -50,16 +50,12 @@ class AuditEntry(BaseModel):
     via: str | None = None
 
 
-def _key(table: str, entry: Fact) -> str:
-    return " ".join(str(getattr(entry, k)) for k in TABLE_KEYS[table])
-
-
 def audit_entries(matrix: Matrix) -> list[AuditEntry]:
     """Every entry of every table with its provenance class."""
     return [
         AuditEntry(
             table=table,
-            key=_key(table, entry),
+            key=" ".join(entry_key(table, entry)),
             provenance=classify(entry, matrix.primary_sources),
             source=entry.source,
             via=entry.via,

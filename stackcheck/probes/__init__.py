@@ -22,7 +22,7 @@ from stackcheck.probes.nccl import NcclProbe
 from stackcheck.probes.ofi_nccl import OfiNcclProbe
 from stackcheck.probes.platform import PlatformProbe
 from stackcheck.probes.torch import TorchProbe
-from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource, unchecked
+from stackcheck.snapshot.model import ProbeNote, Snapshot, SnapshotSource, SourceKind
 from stackcheck.views.base import FileView
 from stackcheck.views.directory import DirectoryView
 from stackcheck.views.needs import Needs
@@ -49,17 +49,10 @@ PROBES: tuple[Probe, ...] = (
 NEEDS = Needs.union([CONTEXT_NEEDS, *(probe.needs for probe in PROBES)])
 
 
-def run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
-    """Every probe over one context. A probe that breaks leaves a note, never a traceback.
-
-    The models are built unchecked (see snapshot.model._Model): the probes' values are typed,
-    and pydantic validates a snapshot where one is read back from JSON."""
-    with unchecked():
-        return _run_probes(ctx, source)
-
-
-def _run_probes(ctx: ProbeContext, source: SnapshotSource) -> Snapshot:
-    snapshot = Snapshot(source=source)
+def run_probes(ctx: ProbeContext, kind: SourceKind, target: str) -> Snapshot:
+    """Every probe over one context, into the snapshot of a ``kind`` source named ``target``.
+    A probe that breaks leaves a note, never a traceback."""
+    snapshot = Snapshot(source=SnapshotSource(kind=kind, target=target))
     for probe in PROBES:
         try:
             probe.run(ctx, snapshot)
@@ -76,14 +69,14 @@ def probe_host(live: LiveHost | None = None, env: Mapping[str, str] | None = Non
         env=dict(os.environ if env is None else env),
         live=live or LiveHost(),
     )
-    return run_probes(ctx, SnapshotSource(kind="host", target=os.uname().nodename))
+    return run_probes(ctx, "host", os.uname().nodename)
 
 
 def probe_root(root: str, env: Mapping[str, str] | None = None) -> Snapshot:
     """A filesystem tree (a mounted AMI volume, an extracted rootfs): files only, nothing run."""
     view: FileView = DirectoryView(root)
     ctx = ProbeContext(view=view, env=dict(env or {}))
-    return run_probes(ctx, SnapshotSource(kind="root", target=str(root)))
+    return run_probes(ctx, "root", str(root))
 
 
 __all__ = ["NEEDS", "PROBES", "Probe", "ProbeContext", "probe_host", "probe_root", "run_probes"]

@@ -13,12 +13,12 @@ import re
 from stackcheck.parsers.packages import efa_installed_packages, libfabric_package_version
 from stackcheck.probes.base import Probe, add_installation, libraries, origin_of, set_unknown
 from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.sysfs import SYS_INFINIBAND
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 from stackcheck.views.needs import BinaryNeed, Needs, Search
 
 EFA_PACKAGES = "/opt/amazon/efa_installed_packages"
 EFA_LIB_DIRS = ("/opt/amazon/efa/lib", "/opt/amazon/efa/lib64")
-SYS_INFINIBAND = "/sys/class/infiniband"
 DEV_INFINIBAND = "/dev/infiniband"
 # libfabric keeps its release as a bare string in .rodata ("1.17.0", "2.1.0amzn5.0").
 _BINARY_LIBFABRIC = re.compile(rb"\x00(\d{1,2}\.\d{1,3}\.\d{1,3}(?:amzn\d+\.\d+)?)\x00")

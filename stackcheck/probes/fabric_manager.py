@@ -13,13 +13,13 @@ import re
 
 from stackcheck.probes.base import Probe, add_installation, set_unknown
 from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.sysfs import PCI_DEVICES
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Snapshot
 
 # Debian/RPM packages install the binary in /usr/bin; Bottlerocket ships it under libexec
 # (bottlerocket-os/bottlerocket#3873 shows the running unit).
 BINARIES = ("/usr/bin/nv-fabricmanager", "/usr/libexec/nvidia/tesla/bin/nv-fabricmanager")
 NVSWITCH_PROC = "/proc/driver/nvidia-nvswitch/devices"
-PCI_DEVICES = "/sys/bus/pci/devices"
 # NVSwitch PCI device IDs the AWS ParallelCluster cookbook keys fabric manager on (A100, H100).
 NVSWITCH_PCI_IDS = frozenset({"0x1af1", "0x22a3"})
 _PACKAGE = re.compile(r"^(?:nvidia-fabricmanager(?:-\d{3})?|cuda-drivers-fabricmanager-\d{3})$")

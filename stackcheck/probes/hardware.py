@@ -22,6 +22,7 @@ from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
 from stackcheck.probes.driver import nvml_present
 from stackcheck.probes.fabric_manager import NVSWITCH_PCI_IDS
+from stackcheck.probes.sysfs import DMI_PRODUCT, PCI_DEVICES, SYS_INFINIBAND
 from stackcheck.snapshot.hardware import (
     DeviceKind,
     Hardware,
@@ -34,10 +35,7 @@ from stackcheck.snapshot.hardware import (
 from stackcheck.snapshot.model import Snapshot
 from stackcheck.views.needs import Needs
 
-PCI_DEVICES = "/sys/bus/pci/devices"
-SYS_INFINIBAND = "/sys/class/infiniband"
 IOMMU_GROUPS = "/sys/kernel/iommu_groups"
-DMI_PRODUCT = "/sys/devices/virtual/dmi/id/product_name"
 CPUINFO = "/proc/cpuinfo"
 KERNEL_LOGS = ("/var/log/kern.log", "/var/log/messages")
 _KERNEL_LOG_TAIL = 256 << 10  # the recent part: Xids of this boot are what matter
@@ -234,7 +232,7 @@ class HardwareProbe(Probe):
 
     @staticmethod
     def _bare_metal(ctx: ProbeContext, hardware: Hardware) -> None:
-        product = (ctx.view.read_text(DMI_PRODUCT, _SMALL) or "").strip()
+        product = ctx.dmi.product
         if product.endswith(".metal"):
             hardware.bare_metal = True
             hardware.evidence.append(ctx.file_evidence(DMI_PRODUCT, product))

@@ -5,30 +5,25 @@ from __future__ import annotations
 
 from stackcheck.probes.base import Probe
 from stackcheck.probes.context import ProbeContext
+from stackcheck.probes.sysfs import DMI, DMI_PRODUCT
 from stackcheck.snapshot.model import Evidence, Snapshot
-from stackcheck.views.needs import Needs
 
-DMI = "/sys/devices/virtual/dmi/id"
 DLAMI_TRACE = "/opt/dlami"
 
 
 class InstanceProbe(Probe):
-    name = "instance"
-    needs = Needs(contents=(f"{DMI}/sys_vendor", f"{DMI}/product_name"))
+    name = "instance"  # reads DMI through the context, which keeps its files from an image
 
     def run(self, ctx: ProbeContext, snapshot: Snapshot) -> None:
         instance = snapshot.instance
         if ctx.view.is_dir(DLAMI_TRACE):
             instance.ami = "AWS Deep Learning AMI"
             instance.evidence.append(ctx.file_evidence(DLAMI_TRACE, "present on DLAMIs"))
-        vendor = (ctx.view.read_text(f"{DMI}/sys_vendor", 256) or "").strip()
-        product = (ctx.view.read_text(f"{DMI}/product_name", 256) or "").strip()
+        vendor, product = ctx.dmi.vendor, ctx.dmi.product
         on_ec2 = "amazon" in vendor.lower()
         if on_ec2 and "." in product:
             instance.type = product
-            instance.evidence.append(
-                Evidence(kind="dmi", source=f"{DMI}/product_name", detail=product)
-            )
+            instance.evidence.append(Evidence(kind="dmi", source=DMI_PRODUCT, detail=product))
             return
         if on_ec2 and ctx.live is not None:
             if not ctx.live.allow_network:

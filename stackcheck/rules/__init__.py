@@ -30,6 +30,7 @@ from stackcheck.rules.env_vars import (
     NcclGraphFileSet,
     NcclIbDisabled,
     NcclProtoLl128Forced,
+    NcclSettingStatedCause,
     NcclSocketInterfaceMissing,
     NcclTransportDisabled,
     NgcEntrypointBypassed,
@@ -86,6 +87,7 @@ from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.numa_affinity import GpuNicAcrossNuma
 from stackcheck.rules.nvlink import NvlinkDown
+from stackcheck.rules.ofi_topology import OfiTopologyFileInvalid
 from stackcheck.rules.pcie_link import PcieLinkDegraded, PcieLinkLimited
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
@@ -177,6 +179,8 @@ RULES: tuple[Rule, ...] = (
     NcclSocketInterfaceMissing(),
     MlockFailed(),
     NcclProtoLl128Forced(),
+    OfiTopologyFileInvalid(),
+    NcclSettingStatedCause(),
     ComputeModeExclusive(),
 )
 

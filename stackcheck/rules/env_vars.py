@@ -47,7 +47,10 @@ class NcclTransportDisabled(Rule):
         what="Flags NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1, and NCCL_P2P_LEVEL at 0 (LOC), "
         "or a text level (NVL, PIX) that NCCL before 2.6 reads as 0. P2P and SHM off together "
         "with NCCL_NET naming a network send every transfer, inside a node too, over the NICs: "
-        "that is how a network is measured from one node, so it is an info.",
+        "that is how a network is measured from one node, so it is an info; so is "
+        "NCCL_SHM_DISABLE=1 alone passed on the command line of an nccl-tests binary (`mpirun "
+        "-x NCCL_SHM_DISABLE=1 ./build/all_reduce_perf`): SHM carries only pairs P2P cannot, "
+        "which the measurement then sends over the NICs.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -63,6 +66,8 @@ class NcclTransportDisabled(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         network = _network_test(ctx)
+        # Lines that run an nccl-tests binary: a setting passed there shapes a measurement.
+        benchmarks = {o.evidence.line: o for o in ctx.snapshot.observations("nccl-tests-run")}
         for name, path in (
             ("NCCL_P2P_DISABLE", "NVLink/PCIe peer-to-peer"),
             ("NCCL_SHM_DISABLE", "shared-memory"),
@@ -73,7 +78,23 @@ class NcclTransportDisabled(Rule):
                 f"{name}={ctx.snapshot.env_value(name)} turns off NCCL's {path} transport "
                 "between GPUs of one node"
             )
-            if network is not None:
+            var = ctx.snapshot.env[name]
+            # SHM alone: NCCL's path only where P2P cannot go, so turning it off on a benchmark
+            # sends those pairs over the NICs it measures. P2P off there is the usual workaround
+            # for a hang (ACS, the IOMMU) and keeps its warning.
+            benchmark = (
+                benchmarks.get(var.evidence.line)
+                if name == "NCCL_SHM_DISABLE" and not _is_true(ctx, "NCCL_P2P_DISABLE")
+                else None
+            )
+            if benchmark is not None:
+                yield self.finding(
+                    f"{said}, on the command line of nccl-tests' {benchmark.value}: a setting of "
+                    "the measurement. Remove it from a training job.",
+                    [var.evidence],
+                    severity=Severity.INFO,
+                )
+            elif network is not None:
                 yield self.finding(
                     f"{said}; with P2P and SHM both off and NCCL_NET={network.value}, every "
                     "transfer goes over the NICs, as a network test wants. Remove them from a "
@@ -492,6 +513,35 @@ class NcclGraphFileSet(Rule):
             "misroutes. Unset it in production.",
             [var.evidence],
         )
+
+
+class NcclSettingStatedCause(Rule):
+    id = "SC1333"
+    name = "nccl-setting-stated-cause"
+    family = "env-vars"
+    severity = Severity.WARNING
+    title = "The report names an NCCL setting as the cause"
+    doc = RuleDoc(
+        what="Reads a sentence that names an NCCL_* variable as what broke the run: set too "
+        "large or too small (`the NCCL_BUFFSIZE variable was set too large`), the cause or the "
+        "culprit, or removing it as the fix; not a question or a condition.",
+        why="NCCL's defaults are tuned per platform; a size or a transport setting carried from "
+        "another machine can make registration or connection fail (NCCL_BUFFSIZE too large: "
+        "`ibv_reg_dmabuf_mr failed with error Cannot allocate memory`, vllm-project/vllm#19613), "
+        "and the report's own words are then the best evidence of which setting it was.",
+        example="A vLLM deployment with NCCL_BUFFSIZE raised far above its 4 MiB default.",
+        fix="Unset the variable (or return it to NCCL's default) and keep it out of the job's "
+        "environment, the image and /etc/nccl.conf.",
+        references=("https://github.com/vllm-project/vllm/issues/19613",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for stated in ctx.snapshot.observations("nccl-setting-stated")[:1]:
+            yield self.finding(
+                f"The report names {stated.value} as the cause: NCCL's default for it would "
+                "have worked.",
+                [stated.evidence],
+            )
 
 
 class NcclSocketInterfaceMissing(Rule):

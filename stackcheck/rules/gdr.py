@@ -90,12 +90,21 @@ class PeermemNotLoaded(Rule):
         runtime = ctx.snapshot.runtime
         if runtime.peermem_loaded is not False:
             return
-        rdma = rdma_expected(ctx)
+        # A module that failed to load, or is said not to be loaded, was meant to be used: that
+        # is RDMA intended whatever else the text shows (Mellanox/nv_peer_memory#8, #46, #80).
+        failed = ctx.snapshot.observations("peermem-load-failed")
+        rdma = rdma_expected(ctx) or [o.evidence for o in failed[:1]]
         if not rdma:
             return
-        on_infiniband = infiniband_present(ctx) and not efa_expected(ctx)
+        efa = efa_expected(ctx)
+        on_infiniband = (infiniband_present(ctx) or bool(failed)) and not efa
         yield self.finding(
-            "No GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded"
+            (
+                "The GPUDirect RDMA peer-memory module did not load "
+                f"({(failed[0].value or '')[:100]})"
+                if failed
+                else "No GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded"
+            )
             + ("" if on_infiniband else "; on EFA, GDR needs dma-buf support instead")
             + ".",
             [*runtime_evidence(ctx, "peermem", "nvidia")[:1], *rdma[:1]],

@@ -116,8 +116,9 @@ class IommuTranslated(Rule):
     doc = RuleDoc(
         what="On a bare-metal host with GPUs, reads the IOMMU group type of the GPUs "
         "(`/sys/kernel/iommu_groups/N/type`): `DMA` or `DMA-FQ` means translated, `identity` "
-        "means passthrough; and a report's sentence that says turning the IOMMU off "
-        "(`intel_iommu=off`, `iommu=pt`) fixed the problem.",
+        "means passthrough; a report's sentence that says turning the IOMMU off "
+        "(`intel_iommu=off`, `iommu=pt`) fixed the problem; and the AMD IOMMU's "
+        "`IO_PAGE_FAULT` for a device of the nvidia or mlx5_core driver.",
         why="With translation on, peer-to-peer DMA between GPUs and NICs is remapped by the "
         "IOMMU (and with ACS, routed through the root complex): GPUDirect RDMA and P2P slow "
         "down or fail. NCCL's guide asks for the IOMMU off or in passthrough on bare metal.",
@@ -129,6 +130,14 @@ class IommuTranslated(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         stated = _stated(ctx, "IOMMU")
+        faults = [o for o in stated if "IO_PAGE_FAULT" in (o.value or "")]
+        if faults:
+            yield self.finding(
+                f"The IOMMU refused the device's DMA ({(faults[0].value or '')[7:]}): with "
+                "translation on, peer-to-peer and GPUDirect RDMA transfers fault and hang.",
+                [o.evidence for o in faults[:2]],
+            )
+            return
         if stated:
             yield self.finding(
                 f"The report says turning the IOMMU off fixed the problem ({stated[0].value}): "

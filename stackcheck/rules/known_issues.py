@@ -32,7 +32,7 @@ def conditions_hold(ctx: CheckContext, issue: KnownIssue) -> list[Evidence] | No
         return None
     gpu = list(met.gpu.evidence[:1]) if met.gpu else []
     settings = [env[name].evidence for name in met.variables]
-    seen = [o.evidence for kind in met.observed for o in ctx.snapshot.observations(kind)[:1]]
+    seen = [ctx.snapshot.observations(kind)[at].evidence for kind, at in met.observed]
     return gpu + [e for i in met.installations for e in i.evidence[:1]] + settings + seen
 
 

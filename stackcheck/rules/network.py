@@ -258,15 +258,28 @@ class NcclSocketFallback(Rule):
         may not show why (NCCL_IB_DISABLE, no libibverbs in the container, RDMA not enabled, an
         HCA left out by NCCL_IB_HCA)."""
         named = infiniband_named(ctx)
-        if not sockets or not (infiniband_present(ctx) or named):
+        # NCCL's IB transport did not start (no libibverbs, no HCA) while its sockets run over
+        # IPoIB: InfiniBand is there, and the verbs stack or the devices are not (a container
+        # without rdma-core / MLNX_OFED userland, or without /dev/infiniband).
+        snapshot = ctx.snapshot
+        ipoib = snapshot.observations("ipoib-interface")
+        no_verbs = snapshot.observations("ib-transport-unavailable") if ipoib else []
+        if not sockets or not (infiniband_present(ctx) or named or no_verbs):
             return
+        if infiniband_present(ctx):
+            why = "the machines have InfiniBand or RoCE."
+        elif named:
+            why = "NCCL_IB_HCA names the InfiniBand or RoCE HCAs to use."
+        else:
+            why = (
+                f"the socket interface {ipoib[0].value} is IPoIB: NCCL's InfiniBand transport did "
+                f"not start ({no_verbs[0].value}: no verbs library, or no HCA the process sees)."
+            )
         yield self.finding(
-            "NCCL runs inter-node traffic over TCP sockets although "
-            + (
-                "the machines have InfiniBand or RoCE."
-                if infiniband_present(ctx)
-                else "NCCL_IB_HCA names the InfiniBand or RoCE HCAs to use."
-            ),
-            [*(o.evidence for o in sockets[:1]), *(rdma_expected(ctx)[:2] or named)],
+            "NCCL runs inter-node traffic over TCP sockets although " + why,
+            [
+                *(o.evidence for o in sockets[:1]),
+                *(rdma_expected(ctx)[:2] or named or [o.evidence for o in [*no_verbs, *ipoib][:2]]),
+            ],
             severity=Severity.WARNING,
         )

@@ -2,42 +2,52 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime, timedelta
 from enum import Enum
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from stackcheck.errors import StackcheckError
 from stackcheck.inputs import load_json
-from stackcheck.snapshot.model import SCHEMA_VERSION, Snapshot
+from stackcheck.snapshot.model import SCHEMA_VERSION, Snapshot, _Model, field_names
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class _Unwritten(Exception):
     """A value whose JSON pydantic may write differently from ``json``: pydantic writes it."""
 
 
+@cache
+def snapshot_adapter() -> TypeAdapter[Snapshot]:
+    """pydantic's validator and serialiser of snapshots: built on first use, where a snapshot is
+    read from JSON (or written in a shape ``json`` may write differently)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Snapshot)
+
+
 def dump_snapshot(snapshot: Snapshot) -> str:
     """The snapshot as JSON, with secrets masked and non-UTF-8 names escaped (redact.py).
 
-    The same bytes as pydantic's ``model_dump_json(indent=2)`` (a test holds them equal), written
-    with ``json``: pydantic's serialiser is built on first use, which costs `stackcheck probe`
-    more than the probing itself."""
+    The same bytes as pydantic's serialiser gives (a test holds them equal), written with
+    ``json``: importing pydantic and building its serialiser would cost `stackcheck probe` more
+    than the probing itself."""
     from stackcheck.redact import redact
 
     redacted = redact(snapshot)
     try:
         return json.dumps(_plain(redacted), indent=2, ensure_ascii=False)
     except _Unwritten:
-        return redacted.model_dump_json(indent=2)
+        return snapshot_adapter().dump_json(redacted, indent=2).decode()
 
 
 def _plain(value: Any) -> Any:
     """``value`` as JSON types, fields in declaration order, as pydantic's JSON mode gives it."""
-    if isinstance(value, BaseModel):
-        return {name: _plain(getattr(value, name)) for name in type(value).__pydantic_fields__}
+    if isinstance(value, _Model):
+        return {name: _plain(getattr(value, name)) for name in field_names(type(value))}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (str, bool, int)) or value is None:
@@ -59,9 +69,11 @@ def content_digest(snapshot: Snapshot) -> str:
     try:
         document = _plain(snapshot)
     except _Unwritten:
-        document = json.loads(snapshot.model_dump_json())
+        document = json.loads(snapshot_adapter().dump_json(snapshot))
     document.pop("taken_at", None)
     text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    import hashlib  # here: loading OpenSSL costs the probe, which digests nothing, 0.007 s
+
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -80,8 +92,10 @@ def load_snapshot(text: str, origin: str) -> Snapshot:
             f"{origin}: snapshot schema_version {version!r} is not {SCHEMA_VERSION}, "
             "the version this stackcheck reads"
         )
+    from pydantic import ValidationError
+
     try:
-        return Snapshot.model_validate(data)
+        return snapshot_adapter().validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top)"

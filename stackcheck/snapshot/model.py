@@ -6,92 +6,62 @@ versioned (``schema_version``) and round-trips through JSON unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from dataclasses import Field, dataclass, field, fields
 from datetime import datetime, timezone
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic_core import PydanticUndefined
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from stackcheck import __version__
+
+if TYPE_CHECKING:
+    from pydantic import ConfigDict
 
 # 2: the ``hardware`` section (PCIe links, RDMA ports, GPU health, Xid events, IOMMU).
 SCHEMA_VERSION = 2
 
 
-_unchecked = False
+class _Model:
+    """A snapshot model: a plain dataclass, which pydantic validates where a snapshot is read
+    from JSON (snapshot.io). The probes build theirs with the constructor: mypy checks their
+    values, and importing pydantic and building its validators would cost `stackcheck probe`
+    more than the probing itself.
+
+    Building does what validation would to a value of the right type: lists and dicts are
+    copied, so that no two models share one."""
+
+    # Read by pydantic when it validates the dataclass: an unknown field is refused.
+    __pydantic_config__: ClassVar[ConfigDict] = {"extra": "forbid"}
+    if TYPE_CHECKING:  # each model is a @dataclass: what fields() and replace() ask of one
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    def __post_init__(self) -> None:
+        for name in _containers_of(type(self)):
+            value = getattr(self, name)
+            if isinstance(value, (list, dict)):
+                object.__setattr__(self, name, value.copy())  # frozen models too
 
 
-@contextmanager
-def unchecked() -> Iterator[None]:
-    """Inside, snapshot models are built without pydantic validation (see ``_Model``)."""
-    global _unchecked
-    before, _unchecked = _unchecked, True
-    try:
-        yield
-    finally:
-        _unchecked = before
+def field_names(model: type[_Model]) -> tuple[str, ...]:
+    """A model's fields, in their order."""
+    names = _FIELD_NAMES.get(model)
+    if names is None:
+        names = _FIELD_NAMES[model] = tuple(f.name for f in fields(model))
+    return names
 
 
-class _Model(BaseModel):
-    """A snapshot model. pydantic validates every snapshot read from JSON; the probes, whose
-    values mypy checks, build theirs ``unchecked()``: building pydantic's validators costs a
-    third of `stackcheck probe`'s start-up. What validation would change is done here too:
-    lists and dicts are copied, an int given for a float becomes a float, a missing or unknown
-    field is refused."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    if not TYPE_CHECKING:  # mypy keeps the keyword-checked signature pydantic gives
-
-        def __init__(self, **data: Any) -> None:
-            if not _unchecked:
-                super().__init__(**data)
-                return
-            fields = _fields_of(type(self))
-            unknown = data.keys() - fields.keys()
-            if unknown:
-                raise TypeError(f"{type(self).__name__}: unknown field(s) {sorted(unknown)}")
-            values: dict[str, Any] = {}
-            for name, (is_float, factory, default) in fields.items():
-                if name in data:
-                    value = data[name]
-                    if isinstance(value, (list, tuple)):
-                        value = list(value)
-                    elif isinstance(value, dict):
-                        value = dict(value)
-                    elif is_float and type(value) is int:
-                        value = float(value)
-                elif factory is not None:
-                    value = factory()
-                elif default is PydanticUndefined:
-                    raise TypeError(f"{type(self).__name__}: missing field {name!r}")
-                else:
-                    value = default  # each default is immutable (None, a number, a string)
-                values[name] = value
-            object.__setattr__(self, "__dict__", values)
-            object.__setattr__(self, "__pydantic_fields_set__", set(data))
-            object.__setattr__(self, "__pydantic_extra__", None)
-            object.__setattr__(self, "__pydantic_private__", None)
+def _containers_of(model: type[_Model]) -> tuple[str, ...]:
+    """The fields of a model that may hold a list or a dict."""
+    names = _CONTAINERS.get(model)
+    if names is None:
+        names = _CONTAINERS[model] = tuple(
+            f.name for f in fields(model) if "list[" in str(f.type) or "dict[" in str(f.type)
+        )
+    return names
 
 
-# Per model, each field's (annotated float, default factory, default): what building unchecked
-# needs, read once (pydantic's model_construct inspects every default factory on every call).
-_FieldPlan = tuple[bool, "Callable[[], Any] | None", Any]
-_PLANS: dict[type[BaseModel], dict[str, _FieldPlan]] = {}
-
-
-def _fields_of(cls: type[BaseModel]) -> dict[str, _FieldPlan]:
-    plan = _PLANS.get(cls)
-    if plan is None:
-        plan = {
-            name: ("float" in str(field.annotation), field.default_factory, field.default)  # type: ignore[misc]
-            for name, field in cls.__pydantic_fields__.items()
-        }
-        _PLANS[cls] = plan
-    return plan
+# Read once per model, not on every build.
+_FIELD_NAMES: dict[type[_Model], tuple[str, ...]] = {}
+_CONTAINERS: dict[type[_Model], tuple[str, ...]] = {}
 
 
 class ComponentName(str, Enum):
@@ -146,10 +116,9 @@ EvidenceKind = Literal[
 ]
 
 
+@dataclass(kw_only=True, frozen=True)
 class Evidence(_Model):
     """Where a value was read: which file, library, command or variable said so."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     kind: EvidenceKind
     source: str
@@ -170,29 +139,34 @@ Origin = Literal[
 ]
 
 
+@dataclass(kw_only=True)
 class Installation(_Model):
     """One copy of a component. A component may have several; each is recorded."""
 
     version: str | None = None
     path: str | None = None
     origin: Origin
-    cuda: str | None = Field(
-        default=None, description="CUDA version this copy is built for, or supports (driver)."
+    cuda: str | None = field(
+        default=None,
+        metadata={"description": "CUDA version this copy is built for, or supports (driver)."},
     )
-    archs: list[str] = Field(
-        default_factory=list, description="GPU code it carries: sm_90, compute_90 (PTX)."
+    archs: list[str] = field(
+        default_factory=list,
+        metadata={"description": "GPU code it carries: sm_90, compute_90 (PTX)."},
     )
-    python_env: str | None = Field(
-        default=None, description="The site-packages directory a wheel belongs to."
+    python_env: str | None = field(
+        default=None, metadata={"description": "The site-packages directory a wheel belongs to."}
     )
-    properties: dict[str, str] = Field(default_factory=dict)
-    evidence: list[Evidence] = Field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class Component(_Model):
-    installations: list[Installation] = Field(default_factory=list)
-    unknown: str | None = Field(
-        default=None, description="Why nothing could be read, when installations is empty."
+    installations: list[Installation] = field(default_factory=list)
+    unknown: str | None = field(
+        default=None,
+        metadata={"description": "Why nothing could be read, when installations is empty."},
     )
 
     @property
@@ -200,54 +174,69 @@ class Component(_Model):
         return sorted({i.version for i in self.installations if i.version})
 
 
+@dataclass(kw_only=True)
 class Gpu(_Model):
     index: int | None = None
     name: str
     memory_mib: int | None = None
-    # MAJOR.MINOR, as NVML and nvidia-smi give it; a snapshot read from a file is held to it.
-    compute_capability: str | None = Field(default=None, pattern=r"^\d{1,3}\.\d{1,3}$")
+    # MAJOR.MINOR, as NVML and nvidia-smi give it; a snapshot read from JSON is held to it.
+    compute_capability: str | None = field(
+        default=None, metadata={"pattern": r"^\d{1,3}\.\d{1,3}$"}
+    )
     pci_bus_id: str | None = None
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class GpuInventory(_Model):
-    devices: list[Gpu] = Field(default_factory=list)
+    devices: list[Gpu] = field(default_factory=list)
     unknown: str | None = None
 
 
+@dataclass(kw_only=True)
 class Instance(_Model):
     type: str | None = None
-    ami: str | None = Field(default=None, description="DLAMI name or id, where the AMI says.")
-    evidence: list[Evidence] = Field(default_factory=list)
+    ami: str | None = field(
+        default=None, metadata={"description": "DLAMI name or id, where the AMI says."}
+    )
+    evidence: list[Evidence] = field(default_factory=list)
     unknown: str | None = None
 
 
+@dataclass(kw_only=True)
 class EnvVar(_Model):
     value: str
     evidence: Evidence
 
 
+@dataclass(kw_only=True)
 class Runtime(_Model):
     """Limits and devices of the place the job runs; None where not known."""
 
     shm_bytes: int | None = None
-    memlock_bytes: int | None = Field(
-        default=None, description="Soft RLIMIT_MEMLOCK; -1 means unlimited."
+    memlock_bytes: int | None = field(
+        default=None, metadata={"description": "Soft RLIMIT_MEMLOCK; -1 means unlimited."}
     )
-    rdma_devices: list[str] | None = Field(
-        default=None, description="RDMA devices by name, e.g. rdmap16s27 (EFA), mlx5_0."
+    rdma_devices: list[str] | None = field(
+        default=None,
+        metadata={"description": "RDMA devices by name, e.g. rdmap16s27 (EFA), mlx5_0."},
     )
     efa_devices: list[str] | None = None
-    uverbs_devices: list[str] | None = Field(
-        default=None, description="/dev/infiniband/uverbs* nodes this process can open."
+    uverbs_devices: list[str] | None = field(
+        default=None,
+        metadata={"description": "/dev/infiniband/uverbs* nodes this process can open."},
     )
-    peermem_loaded: bool | None = Field(
-        default=None, description="A GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded."
+    peermem_loaded: bool | None = field(
+        default=None,
+        metadata={"description": "A GPUDirect RDMA peer-memory module (nvidia_peermem) is loaded."},
     )
-    nvswitch_count: int | None = Field(default=None, description="NVSwitch devices present.")
-    evidence: list[Evidence] = Field(default_factory=list)
+    nvswitch_count: int | None = field(
+        default=None, metadata={"description": "NVSwitch devices present."}
+    )
+    evidence: list[Evidence] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class RunSpec(_Model):
     """How a container is started: a docker run line, a compose service, a pod's container.
 
@@ -257,29 +246,35 @@ class RunSpec(_Model):
     kind: Literal["docker-run", "compose", "kubernetes", "hyperpod-job"]
     name: str | None = None
     image: str | None = None
-    gpus: str | None = Field(
+    gpus: str | None = field(
         default=None,
-        description="The GPU request as written: 'all', '2', 'device=0,1', '1 (limit)'.",
+        metadata={
+            "description": "The GPU request as written: 'all', '2', 'device=0,1', '1 (limit)'."
+        },
     )
-    gpu_count: int | None = Field(
-        default=None, description="GPUs the spec exposes, when countable."
+    gpu_count: int | None = field(
+        default=None, metadata={"description": "GPUs the spec exposes, when countable."}
     )
     runtime: str | None = None
     shm_bytes: int | None = None
     ipc: str | None = None
-    memlock_bytes: int | None = Field(default=None, description="-1 means unlimited.")
-    devices: list[str] = Field(default_factory=list)
+    memlock_bytes: int | None = field(default=None, metadata={"description": "-1 means unlimited."})
+    devices: list[str] = field(default_factory=list)
     privileged: bool = False
-    efa_requested: int | None = Field(
+    efa_requested: int | None = field(
         default=None,
-        description="vpc.amazonaws.com/efa devices requested; 0 when a resource "
-        "list is shown without it.",
+        metadata={
+            "description": "vpc.amazonaws.com/efa devices requested; 0 when a resource list is "
+            "shown without it."
+        },
     )
-    entrypoint: str | None = Field(default=None, description="An entrypoint the spec overrides.")
+    entrypoint: str | None = field(
+        default=None, metadata={"description": "An entrypoint the spec overrides."}
+    )
     command: str | None = None
-    volumes: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    evidence: list[Evidence] = Field(default_factory=list)
+    volumes: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    evidence: list[Evidence] = field(default_factory=list)
 
 
 ObservationKind = Literal[
@@ -336,6 +331,13 @@ ObservationKind = Literal[
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
     "mlock-failed",  # a process could not lock memory (mlock ENOMEM): RLIMIT_MEMLOCK too low
     "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")
+    "peermem-load-failed",  # the peer-memory module failed to load or is said not to be loaded
+    "nccl-topo-invalid",  # NCCL rejected a topology file (an attribute missing) or it is faulty
+    "ofi-topo-file",  # aws-ofi-nccl set NCCL_TOPO_FILE to its own file for the instance type
+    "ipoib-interface",  # NCCL's socket transport uses an IPoIB interface (ib0): InfiniBand is there
+    "ib-transport-unavailable",  # NCCL's IB transport: no libibverbs, or no device found
+    "nccl-tests-run",  # a launcher line runs an nccl-tests binary (all_reduce_perf, ...)
+    "nccl-setting-stated",  # the report names an NCCL_* setting as the cause ("set too large")
     "persistence-off-stated",  # the report says persistence mode was off
     "gpu-init-slow-stated",  # the report says nvidia-smi takes minutes (the GPUs initialise anew)
     "mig-pending",  # a MIG mode change waits for a GPU reset or a reboot
@@ -346,6 +348,7 @@ ObservationKind = Literal[
 ]
 
 
+@dataclass(kw_only=True)
 class Observation(_Model):
     """Something a running stack printed: a log line or an error message, with where it was read."""
 
@@ -354,28 +357,37 @@ class Observation(_Model):
     evidence: Evidence
 
 
+@dataclass(kw_only=True)
 class Platform(_Model):
     os: str | None = None
     kernel: str | None = None
     machine: str | None = None
-    container: bool | None = Field(
+    container: bool | None = field(
         default=None,
-        description="The probed process runs in a container: host daemons (fabric manager) and "
-        "limits set on the host are out of its sight.",
+        metadata={
+            "description": "The probed process runs in a container: host daemons (fabric manager) "
+            "and limits set on the host are out of its sight."
+        },
     )
-    evidence: list[Evidence] = Field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
 
 
+SourceKind = Literal["host", "root", "image", "text", "plan", "dockerfile"]
+
+
+@dataclass(kw_only=True)
 class SnapshotSource(_Model):
-    kind: Literal["host", "root", "image", "text", "plan", "dockerfile"]
+    kind: SourceKind
     target: str
 
 
+@dataclass(kw_only=True)
 class ProbeNote(_Model):
     probe: str
     message: str
 
 
+@dataclass(kw_only=True)
 class ImageLayer(_Model):
     digest: str
     size: int | None = None
@@ -383,6 +395,7 @@ class ImageLayer(_Model):
     created_by: str | None = None  # the build step that made it, from the config's history
 
 
+@dataclass(kw_only=True)
 class ImageInfo(_Model):
     """What an image's manifest and config say, beside what its files say."""
 
@@ -393,13 +406,13 @@ class ImageInfo(_Model):
     os: str | None = None
     architecture: str | None = None
     created: str | None = None
-    env: list[str] = Field(default_factory=list)
-    labels: dict[str, str] = Field(default_factory=dict)
+    env: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
     entrypoint: list[str] | None = None
     cmd: list[str] | None = None
     working_dir: str | None = None
     user: str | None = None
-    layers: list[ImageLayer] = Field(default_factory=list)
+    layers: list[ImageLayer] = field(default_factory=list)
 
 
 def _now() -> datetime:
@@ -410,27 +423,32 @@ def _empty_components() -> dict[ComponentName, Component]:
     return {name: Component() for name in ComponentName}
 
 
+@dataclass(kw_only=True)
 class Snapshot(_Model):
     schema_version: int = SCHEMA_VERSION
     stackcheck_version: str = __version__
-    taken_at: datetime = Field(default_factory=_now)
+    taken_at: datetime = field(default_factory=_now)
     source: SnapshotSource
-    platform: Platform = Field(default_factory=Platform)
-    components: dict[ComponentName, Component] = Field(default_factory=_empty_components)
-    gpus: GpuInventory = Field(default_factory=GpuInventory)
-    instance: Instance = Field(default_factory=Instance)
-    env: dict[str, EnvVar] = Field(default_factory=dict)
-    runtime: Runtime = Field(default_factory=Runtime)
-    run_specs: list[RunSpec] = Field(default_factory=list)
-    observed: list[Observation] = Field(default_factory=list)
-    partial: bool = Field(
+    platform: Platform = field(default_factory=Platform)
+    components: dict[ComponentName, Component] = field(default_factory=_empty_components)
+    gpus: GpuInventory = field(default_factory=GpuInventory)
+    instance: Instance = field(default_factory=Instance)
+    env: dict[str, EnvVar] = field(default_factory=dict)
+    runtime: Runtime = field(default_factory=Runtime)
+    run_specs: list[RunSpec] = field(default_factory=list)
+    observed: list[Observation] = field(default_factory=list)
+    partial: bool = field(
         default=False,
-        description="True when the snapshot holds only what a text stated: a component it does "
-        "not mention is unknown, not absent.",
+        metadata={
+            "description": "True when the snapshot holds only what a text stated: a component it "
+            "does not mention is unknown, not absent."
+        },
     )
-    notes: list[ProbeNote] = Field(default_factory=list)
-    image: ImageInfo | None = Field(default=None, description="Set when the source is an image.")
-    hardware: Hardware = Field(default_factory=lambda: Hardware())
+    notes: list[ProbeNote] = field(default_factory=list)
+    image: ImageInfo | None = field(
+        default=None, metadata={"description": "Set when the source is an image."}
+    )
+    hardware: Hardware = field(default_factory=lambda: Hardware())
 
     def component(self, name: ComponentName) -> Component:
         return self.components.setdefault(name, Component())

@@ -7,7 +7,7 @@ start there, need forward compatibility, carry the GPU's architecture, reach EFA
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.snapshot.model import ComponentName, Evidence, Gpu, Installation, Snapshot
@@ -35,7 +35,7 @@ def _restated(evidence: list[Evidence], label: str) -> list[Evidence]:
 
 def _from_host(snapshot: Snapshot, host: Snapshot, label: str) -> None:
     snapshot.component(ComponentName.DRIVER).installations = [
-        i.model_copy(update={"evidence": _restated(i.evidence, label)})
+        replace(i, evidence=_restated(i.evidence, label))
         for i in host.installations(ComponentName.DRIVER)
         if i.origin == "kernel"
     ] + [
@@ -44,7 +44,7 @@ def _from_host(snapshot: Snapshot, host: Snapshot, label: str) -> None:
         if i.origin != "kernel"  # driver libraries the image itself carries
     ]
     snapshot.gpus.devices = [
-        g.model_copy(update={"evidence": _restated(g.evidence, label)}) for g in host.gpus.devices
+        replace(g, evidence=_restated(g.evidence, label)) for g in host.gpus.devices
     ]
     if host.instance.type:
         snapshot.instance.type = host.instance.type

@@ -9,7 +9,6 @@ and an image view keeps exactly those.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -123,4 +122,6 @@ class CompiledNeeds:
                 )
             ),
         ]
+        import hashlib  # here: only a layer cache asks; loading OpenSSL costs a probe 0.007 s
+
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -68,13 +69,10 @@ def write_fleet(
     start = datetime(2026, 12, 2, 9, 0, tzinfo=timezone.utc)
     written = []
     for index, (node, stack) in enumerate(nodes.items()):
-        snapshot = stacks[stack].model_copy(
-            update={
-                "source": SnapshotSource(
-                    kind="host", target=f"ip-10-0-{index // 250}-{index % 250}"
-                ),
-                "taken_at": start + timedelta(seconds=index),
-            }
+        snapshot = replace(
+            stacks[stack],
+            source=SnapshotSource(kind="host", target=f"ip-10-0-{index // 250}-{index % 250}"),
+            taken_at=start + timedelta(seconds=index),
         )
         path = directory / f"{node}.json"
         path.write_text(dump_snapshot(snapshot) + "\n")

@@ -39,11 +39,25 @@ _CHALLENGE = re.compile(r'(\w+)="([^"]*)"')
 _MANIFEST_LIMIT = 4 << 20
 
 
+def docker_config() -> Path | None:
+    """The Docker client's config.json: in $DOCKER_CONFIG, else ~/.docker; None where neither is
+    set and there is no home directory (a container user without a passwd entry)."""
+    folder = os.environ.get("DOCKER_CONFIG")
+    if folder:
+        return Path(folder) / "config.json"
+    try:
+        return Path.home() / ".docker" / "config.json"
+    except RuntimeError:
+        return None
+
+
 def docker_credentials(registry: str) -> tuple[str, str] | None:
     """(user, password) for a registry from the Docker client's config, if stored there."""
-    folder = os.environ.get("DOCKER_CONFIG") or str(Path.home() / ".docker")
+    path = docker_config()
+    if path is None:
+        return None
     try:
-        config = json.loads((Path(folder) / "config.json").read_text())
+        config = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     auths = config.get("auths") or {}
@@ -91,11 +105,12 @@ class RegistryClient:
 
     def _unreachable(self, tried: list[str]) -> ImageError:
         """One line saying what was tried: each URL and why it failed, and the credentials."""
-        config = os.environ.get("DOCKER_CONFIG") or str(Path.home() / ".docker")
+        config = docker_config()
+        where = f" in {config}" if config is not None else " (no DOCKER_CONFIG, no home directory)"
         found = "found" if self.credentials is not None else "none"
         return ImageError(
             f"registry {self.reference.registry} unreachable: tried {'; '.join(tried)}; "
-            f"credentials in {config}/config.json: {found}"
+            f"credentials{where}: {found}"
         )
 
     def _attempt(self, url: str, reason: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackcheck.image.errors import ImageError
-from stackcheck.image.identity import path_and_tag
+from stackcheck.image.identity import path_and_tag, split_transport
 from stackcheck.image.source import ImageSource, LayerAnalyzer, LoadedImage
 from stackcheck.image.sources.archive import ArchiveKind, ArchiveSource
 from stackcheck.image.sources.blobs import sniff
@@ -49,27 +49,22 @@ class FallbackSource(ImageSource):
 
 
 def open_source(text: str, platform: str, insecure: bool) -> ImageSource:
-    for prefix in ("docker-archive:", "oci-archive:"):
-        if text.startswith(prefix):
-            path, tag = path_and_tag(text[len(prefix) :])
-            kind: ArchiveKind = "docker-archive" if prefix == "docker-archive:" else "oci-archive"
-            check_regular(_existing(path, text), "image archive")  # a FIFO would block
-            return ArchiveSource(path, kind, tag, platform)
-    if text.startswith("oci:"):
-        path, tag = path_and_tag(text[len("oci:") :])
+    transport, rest = split_transport(text)
+    if transport == "docker-archive" or transport == "oci-archive":
+        path, tag = path_and_tag(rest)
+        check_regular(_existing(path, text), "image archive")  # a FIFO would block
+        return ArchiveSource(path, transport, tag, platform)
+    if transport == "oci":
+        path, tag = path_and_tag(rest)
         return LayoutSource(_existing(path, text), tag, platform)
     from stackcheck.image.sources.registry import RegistrySource  # urllib, ssl: only if needed
 
-    if text.startswith("registry://"):
-        return RegistrySource(parse_reference(text[len("registry://") :]), platform, insecure)
-    if text.startswith("docker://"):
-        name = text[len("docker://") :]
-    elif Path(text).exists():
+    if transport == "registry":
+        return RegistrySource(parse_reference(rest), platform, insecure)
+    if transport is None and Path(text).exists():
         return _from_path(Path(text), platform)
-    else:
-        name = text
-    reference = parse_reference(name)
-    return FallbackSource(EngineSource(name), RegistrySource(reference, platform, insecure))
+    reference = parse_reference(rest)  # docker:// or a bare reference: engine, then registry
+    return FallbackSource(EngineSource(rest), RegistrySource(reference, platform, insecure))
 
 
 def _from_path(path: Path, platform: str) -> ImageSource:

@@ -36,6 +36,7 @@ from stackcheck.ingest.formats.nvidia_smi_csv import NvidiaSmiCsv
 from stackcheck.ingest.formats.nvidia_smi_query import NvidiaSmiQuery
 from stackcheck.ingest.formats.nvidia_smi_topo import NvidiaSmiTopo
 from stackcheck.ingest.formats.nvlink_status import NvlinkStatus
+from stackcheck.ingest.formats.nvtop import Nvtop
 from stackcheck.ingest.formats.p2p_test import P2pBandwidthTest
 from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
@@ -85,6 +86,7 @@ FORMATS: tuple[Format, ...] = (
     FiInfoVerbose(),
     IssueFormNcclVersion(),
     P2pBandwidthTest(),
+    Nvtop(),
     NvidiaSmiCsv(),
 )
 

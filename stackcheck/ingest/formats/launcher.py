@@ -19,6 +19,12 @@ from stackcheck.ingest.formats.prose import settings
 from stackcheck.ingest.lines import Line
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w{0,100})=(.{0,4000})$")
+# An nccl-tests binary the launcher runs (NVIDIA/nccl-tests src/*.cu, built as <name>_perf, or
+# <name>_perf_mpi by some packagers): its settings are a measurement's, not a job's.
+_NCCL_TESTS = re.compile(
+    r"(?:^|/)((?:all_reduce|all_gather|alltoall|broadcast|reduce_scatter|reduce|sendrecv|gather|"
+    r"scatter|hypercube)_perf)(?:_mpi)?$"
+)
 # What may precede the launcher on a command line: assignments, env/sudo/exec, a path, a prompt.
 _COMMAND_PREFIX = re.compile(
     r"^(?:\s*(?:[A-Za-z_]\w{0,100}=\S{0,400}|env|sudo|exec|nohup|time|srun\s\S{0,200}|"
@@ -90,6 +96,9 @@ class Launcher(Format):
             return [fact for line in lines for fact in settings(line)]
         words = tokens(joined(lines))
         facts: list[Fact] = _rdma_unselected(lines[0], words)
+        benchmark = next((m.group(1) for w in words if (m := _NCCL_TESTS.search(w))), None)
+        if benchmark is not None:
+            facts.append(ObservationFact(lines[0], "nccl-tests-run", benchmark))
         leading = True
         for index, word in enumerate(words):
             assignment = _ASSIGNMENT.match(word)

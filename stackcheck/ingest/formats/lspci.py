@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from stackcheck.ingest.facts import Fact
 from stackcheck.ingest.formats.base import Format
@@ -142,7 +142,7 @@ def _fact(function: _Function, bridges: list[_Function]) -> PciDeviceFact:
         ),
         key=lambda b: b.buses[1] - b.buses[0] if b.buses is not None else 0,
     )
-    link = function.link.model_copy()
+    link = replace(function.link)
     if above:
         link.port_max_speed_gts = above[0].link.max_speed_gts
         link.port_max_width = above[0].link.max_width

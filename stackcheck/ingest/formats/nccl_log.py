@@ -37,7 +37,19 @@ _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _OFI = re.compile(r"NET/OFI (?:Initializing|Using) aws-ofi-nccl (\d{1,2}\.\d{1,3}\.\d{1,3})")
 _LIBFABRIC = re.compile(r"NET/OFI Using Libfabric version (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
 _PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
-_NETWORK = re.compile(r"\bUsing network ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+# NCCL 2.3+ "Using network Socket"; 2.2 and older "Using internal Network Socket" / "IB".
+_NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+# The socket transport's interface (2.2: "NET : Using interface ib0:192.168.11.1<0>", later
+# "NET/Socket : Using [0]ib0:10.0.0.1<0>"): an ib* interface is IPoIB, so the machine has
+# InfiniBand whether or not NCCL uses it.
+_IPOIB = re.compile(r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20}):")
+# NCCL's IB transport listing the HCAs it opened ("NET/IB : Using [0]mlx5_0:1/IB/SHARP",
+# "[0]mlx5_0:1/RoCE [RO]; OOB eno1:..."): the machine has InfiniBand or RoCE.
+_IB_HCAS = re.compile(r"NET/IB ?: Using \[\d{1,2}\]([\w.-]{1,30}):\d{1,2}/(IB|RoCE)\b")
+# NCCL's IB transport could not load the verbs library (src/misc/ibvwrap.cc, a WARN up to 2.3,
+# later INFO) or found no HCA (`NET/IB : No device found.`: a container without
+# /dev/infiniband): harmless on a machine without InfiniBand, the reason for sockets on one with it.
+_NO_VERBS = re.compile(r"Failed to open (libibverbs\.so)|NET/IB ?: (No device found)")
 _CHANNEL = re.compile(r"\bvia NET/([A-Za-z][\w ]{0,40}?)/\d{1,3}(?:\(\d{1,3}\))?(/GDRDMA)?")
 _NO_PLUGIN = re.compile(
     r"NET/Plugin\s?:\s?(?:No plugin found|Could not find:?\s{0,4}\S*libnccl-net|"
@@ -86,8 +98,17 @@ def line_facts(line: Line) -> list[Fact]:
         facts.extend(_ofi_facts(line, text))
     if "rovider is" in text and (found := _PROVIDER.search(text)) is not None:
         facts.append(ObservationFact(line, "libfabric-provider", found.group(1).rstrip(",")))
-    if "Using network" in text and (found := _NETWORK.search(text)) is not None:
+    if "etwork" in text and (found := _NETWORK.search(text)) is not None:
         facts.append(ObservationFact(line, "net-transport", found.group(1)))
+    if "Using" in text and "NET" in text and (found := _IPOIB.search(text)) is not None:
+        facts.append(ObservationFact(line, "ipoib-interface", found.group(1)))
+    if "NET/IB" in text and (found := _IB_HCAS.search(text)) is not None:
+        fabric = "InfiniBand" if found.group(2) == "IB" else "RoCE"
+        facts.append(ObservationFact(line, "rdma-fabric-stated", f"{fabric} ({found.group(1)})"))
+    if ("libibverbs" in text or "No device" in text) and (found := _NO_VERBS.search(text)):
+        facts.append(
+            ObservationFact(line, "ib-transport-unavailable", found.group(1) or found.group(2))
+        )
     if "via NET/" in text and (found := _CHANNEL.search(text)) is not None:
         transport = found.group(1).strip()
         facts.append(ObservationFact(line, "net-transport", transport))
@@ -155,8 +176,10 @@ def _wraps(line: Line, before: Line) -> bool:
 class NcclLog(Format):
     name = "nccl_log"
     title = "NCCL_DEBUG=INFO log"
+    # NCCL 2.0-2.2 printed no "NCCL" after the prefix: "host:700:785 [0] INFO 0 -> 1 via ...".
     anchor = re.compile(
-        r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b"
+        r"\bNCCL (?:INFO|WARN|TRACE|ERROR)\b|^NCCL version \d|\bNET/(?:OFI|Plugin|Socket|IB)\b|"
+        r"^[\w.-]{1,80}:\d{1,9}:\d{1,9} \[\d{1,4}\] (?:[\w/.]{1,60}:\d{1,5} )?(?:INFO|WARN) "
     )
     blank_ok = True
     own_anchor_continues = True

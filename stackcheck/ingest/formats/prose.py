@@ -58,6 +58,8 @@ from stackcheck.snapshot.model import ComponentName
 _SETTING = re.compile(
     r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}([\w./:,^@+-]{1,400})"
 )
+# A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
+_COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
 _HINT = re.compile(
     r"(?:consider passing|run with|re-?run with|try (?:setting|passing)|you can set|"
     r"set the environment variable)\s{1,4}\S{0,80}$",
@@ -127,13 +129,26 @@ _ACS_ON = re.compile(
     r"\bACSCtl:[^.]{0,40}?(?:ReqRedir|CmpltRedir)\+",
     re.IGNORECASE,
 )
+# Intel's IOMMU is VT-d, AMD's AMD-Vi: turning either off is turning the IOMMU off.
 _OFF_FIXED = re.compile(
-    r"\b(?:disabl\w{1,4}|turn\w{0,3}\soff)\s(?:the\s)?(ACS|IOMMU)\b|"
-    r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b",
+    r"\b(?:disabl\w{1,4}|turn\w{0,3}\soff|switch\w{0,3}\soff)\s(?:the\s)?"
+    r"(ACS|IOMMU|VT-d|AMD-Vi)(?![\w-])|"
+    r"\b(?:intel_|amd_)?(iommu)=(?:off|pt)\b|\bpci=no(acs)\b|"
+    r"\b(ACS|IOMMU|VT-d|AMD-Vi)\s(?:(?:was|is|got|being)\s)?(?:disabled|turned\soff|off)\b",
     re.IGNORECASE,
 )
+# What fixed it, also said as what became possible ("we were able to run the NCCL test",
+# "successfully tested nccl-test without NCCL_P2P_DISABLE=1"), not what was so before it.
 _FIXED = re.compile(
-    r"\b(?:fix|fixed|fixes|resolved?|solved?|the\ssolution|worked|works\snow)\b", re.IGNORECASE
+    r"\b(?:fix|fixed|fixes|resolved?|solved?|the\ssolution|worked|works\snow|successfully)\b|"
+    r"\b(?:were|was|are|is)\s(?:now\s|then\s|finally\s)?able\sto\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(r"\bbefore\b", re.IGNORECASE)
+_NO_HELP = re.compile(
+    r"\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve|work)|\bno\s(?:effect|"
+    r"difference|luck)\b",
+    re.IGNORECASE,
 )
 _GDR_OFF = re.compile(
     r"\b(?:haven't|have\snot|hasn't|has\snot|didn't|did\snot|not)\s(?:been\s)?"
@@ -189,7 +204,10 @@ _SOCKETS_STATED = re.compile(
     r"(?:over|through|via)\s(?:the\s)?(?:TCP|Ethernet|sockets?)\b[^.]{0,30}?"
     r"\b(?:rather\sthan|instead\sof)\s(?:over\s|through\s)?(?:the\s)?(EFA|InfiniBand|RoCE)\b|"
     r"\b(?:OFI|aws-ofi-nccl)\s(?:net\s)?plugin\b[^.]{0,160}?\bnot\s(?:discoverable|found|"
-    r"loaded|picked\sup)\sby\sNCCL\b",
+    r"loaded|picked\sup)\sby\sNCCL\b|"
+    # NCCL's own transport names: "fails to use the Net/IB but instead relies on NET/SOCKET".
+    r"\bNET/(IB)\b[^.]{0,60}?\b(?:instead|rather)\b[^.]{0,30}?\bNET/Socket\b|"
+    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b",
     re.IGNORECASE,
 )
 
@@ -210,7 +228,8 @@ def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
-            fabric = found.group(1) or found.group(2) or "EFA"
+            named = found.group(1) or found.group(2) or found.group(3) or found.group(4)
+            fabric = "InfiniBand" if named and named.upper() == "IB" else named or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
         fallback = _FALLBACK.search(sentence)
         if (
@@ -295,8 +314,14 @@ def hardware_path_stated(line: Line) -> list[Fact]:
         found = _ACS_ON.search(sentence)
         if found is not None and not re.search(r"\bnot\b|n't\b", sentence[: found.end()]):
             facts.append(ObservationFact(line, "iommu-acs-stated", f"ACS: {found.group(0)}"))
-        elif (off := _OFF_FIXED.search(sentence)) is not None and _FIXED.search(sentence):
-            what = (off.group(1) or off.group(2) or off.group(3)).upper()
+        elif (
+            (off := _OFF_FIXED.search(sentence)) is not None
+            and _FIXED.search(sentence)
+            and not _BEFORE.search(sentence[: off.start()])
+            and not _NO_HELP.search(sentence)
+        ):
+            named = next(g for g in off.groups() if g).upper()
+            what = "ACS" if named == "ACS" else "IOMMU"
             facts.append(ObservationFact(line, "iommu-acs-stated", f"{what}: {off.group(0)}"))
         if _GDR_OFF.search(sentence):
             facts.append(ObservationFact(line, "net-gdr", "no"))
@@ -532,6 +557,8 @@ def settings(line: Line, before: str = "") -> list[Fact]:
     """The ``NAME=value`` settings a sentence states. ``before`` is the paragraph's previous
     line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint."""
     facts: list[Fact] = []
+    if _COMMENTED.match(line.text):
+        return facts
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
         lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"

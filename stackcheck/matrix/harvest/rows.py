@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from stackcheck.matrix.models import TABLE_KEYS, Matrix
+from stackcheck.matrix.models import Matrix, entry_key
 
 Row = dict[str, Any]
 # Fields about the reading itself, not facts to compare.
@@ -49,10 +49,6 @@ def to_toml(harvest: Harvest) -> str:
     return "\n".join(out)
 
 
-def _key(table: str, row: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(str(row.get(k)) for k in TABLE_KEYS[table])
-
-
 def _differences(where: str, fresh: Mapping[str, Any], bundled: Mapping[str, Any]) -> list[str]:
     found = []
     for name, value in fresh.items():
@@ -90,12 +86,12 @@ def check(harvest: Harvest, matrix: Matrix) -> list[str]:
     """Every difference between a fresh harvest and the bundled matrix, one line each; only the
     fields the harvester reads are compared, and rows the harvest lacks are not reported."""
     bundled = {
-        _key(harvest.table, e): e
+        entry_key(harvest.table, e): e
         for e in (x.model_dump(mode="json") for x in getattr(matrix, harvest.table))
     }
     found = []
     for row in harvest.rows:
-        key = _key(harvest.table, row)
+        key = entry_key(harvest.table, row)
         label = f"{harvest.table} {' '.join(key)}"
         entry = bundled.get(key)
         if entry is None:
