@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import replace
 
 from stackcheck.ingest.facts import Fact, RunSpecFact
 from stackcheck.ingest.formats.base import Format, continued, joined
+from stackcheck.ingest.formats.prose import settings
 from stackcheck.ingest.formats.runspec import add_env, count_ids, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
@@ -148,6 +150,10 @@ def run_spec(command: str, lines: Sequence[Line]) -> tuple[RunSpec, list[Fact]]:
     if index < len(words):
         spec.image = words[index]
         spec.command = " ".join(words[index + 1 :]) or None
+    if spec.command:
+        # What the command sets for its own processes (`mpirun -x NCCL_X=1`, `env NCCL_X=1 ...`)
+        # is read as a sentence's settings are: the same whether or not the line was wrapped.
+        facts.extend(settings(replace(lines[0], text=spec.command)))
     visible_limit(spec)
     return spec, facts
 
@@ -185,6 +191,12 @@ def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) 
 _TAIL = re.compile(r"^\s*(?:-{1,2}[\w-]|[\w.-]{1,200}[/:][\w./:@-]{1,300}(?:\s|$))")
 
 
+# An image reference with a repository path or a tag, not a log line's ``host:pid:tid``.
+_IMAGE = re.compile(
+    r"(?:[\w.-]{1,200}(?::\d{1,5})?/)?[\w./-]{1,300}(?::[\w.-]{1,128})?(?:@sha256:[0-9a-f]{64})?"
+)
+
+
 def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
     """Whether ``line`` is the wrapped tail of a ``docker run`` line that names no image yet (a
     browser wraps early before a long word: any length of line may have been wrapped)."""
@@ -205,6 +217,15 @@ class DockerRun(Format):
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         return continued(segment) or _wrapped_before_image(line, segment)
+
+    def holds(self, line: Line, segment: Sequence[Line]) -> bool:
+        """A line wrapped before the image (an option's value, the image) stays in the command
+        even where what follows opens another format (``IMAGE mpirun -np 16``: a launcher)."""
+        words = tokens(joined(segment))
+        if words and words[-1] in _VALUED:
+            return bool(line.text.strip())  # the option's value went to this line
+        first = line.text.split(maxsplit=1)[0] if line.text.strip() else ""
+        return _IMAGE.fullmatch(first) is not None and _wrapped_before_image(line, segment)
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         spec, facts = run_spec(joined(lines), lines)
