@@ -932,3 +932,27 @@ def test_an_iommu_page_fault_of_the_gpu(matrix: Matrix) -> None:
     # A fault of another device (an NVMe drive) says nothing of the GPUs' path.
     other = fault.replace("nvidia 0000:07:00.0", "nvme 0000:04:00.0")
     assert "SC1126" not in findings(matrix, other)
+
+
+def test_a_transport_setting_said_to_change_nothing_is_an_experiment(matrix: Matrix) -> None:
+    # rwth-i6/returnn#1469: the settings were experiments; the cause was a missing set_device.
+    log = (
+        "Same behavior with `NCCL_P2P_DISABLE=1`. Log:\n"
+        "ncg12:252606:253206 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
+    )
+    report = check(read_report(log, "pasted").snapshot, matrix)
+    said = [f for f in report.findings if f.id == "SC601"]
+    assert len(said) == 2 and all(f.severity is Severity.INFO for f in said)
+    assert all("changed nothing" in f.message for f in said)
+    # Other phrasings of the same statement.
+    for sentence in (
+        "It still hangs even with NCCL_P2P_DISABLE=1 exported on both nodes.\n",
+        "Setting NCCL_P2P_DISABLE=1 did not help.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.INFO
+    # A setting that made it work is a workaround that stays set: the warning.
+    for sentence in (
+        "It only works with NCCL_P2P_DISABLE=1.\n",
+        "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING

@@ -73,6 +73,23 @@ _WITHOUT = re.compile(
     re.IGNORECASE,
 )
 
+# A setting the reporter says changed nothing ("Same behavior with `NCCL_P2P_DISABLE=1`", "it
+# still hangs even with NCCL_IB_DISABLE=1", "NCCL_P2P_LEVEL=LOC did not help"): an experiment of
+# the diagnosis, set for the run shown but not what the stack runs with.
+_TRIED_BEFORE = re.compile(
+    r"(?:\b(?:same|similar|identical)\s(?:\w{1,12}\s)?(?:behaviou?rs?|errors?|results?|issues?|"
+    r"problems?|hangs?|outputs?|thing)\b|\bno\s(?:change|difference|effect)\b|\beven\b|"
+    r"\bstill\s(?:hangs?|fails?|crash\w{0,2}|stuck|slow|happens?|the\ssame)\b)[^.!?]{0,40}?"
+    r"\b(?:with|when\s(?:setting|using)|after\s(?:setting|adding|exporting))\s{1,4}"
+    r"(?:the\s)?[`'\"]?$",
+    re.IGNORECASE,
+)
+_TRIED_AFTER = re.compile(
+    r"^[`'\"]?[^.!?]{0,30}?(?:\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve)|"
+    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck)\b)",
+    re.IGNORECASE,
+)
+
 
 _DRIVER = re.compile(
     r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?\s?[:=]?\s?(?:v|R)?"
@@ -565,4 +582,6 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
+        if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
+            facts.append(ObservationFact(line, "setting-tried", name))
     return facts
