@@ -956,3 +956,33 @@ def test_a_transport_setting_said_to_change_nothing_is_an_experiment(matrix: Mat
         "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n",
     ):
         assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING
+
+
+def test_sockets_over_ipoib_after_the_verbs_library_failed(matrix: Matrix) -> None:
+    # sgl-project/sglang#1427: the image lacked libibverbs; the address is hidden as "<ip>".
+    log = (
+        "NCCL INFO Failed to open libibverbs.so[.1]\n"
+        "...\n"
+        "NCCL INFO NET/Socket : Using [0]ib0.<ip>\n"
+    )
+    found = findings(matrix, log)["SC413"]
+    assert found.severity is Severity.WARNING and "libibverbs.so" in found.message
+    # The socket interface alone (NCCL may list it for its bootstrap) says nothing of a fallback.
+    assert "SC413" not in findings(matrix, "NCCL INFO NET/Socket : Using [0]ib0.<ip>\n")
+    # A partition's child interface is IPoIB too; an Ethernet interface is not.
+    child = log.replace("ib0.<ip>", "ib0.8001:10.0.0.1<0>")
+    assert "SC413" in findings(matrix, child)
+    assert "SC413" not in findings(matrix, log.replace("ib0.<ip>", "eth0:10.0.0.1<0>"))
+
+
+def test_the_efa_path_stated_as_lost(matrix: Matrix) -> None:
+    # NVIDIA-NeMo/Megatron-Bridge#5033: the base image stopped shipping aws-ofi-nccl.
+    for text in (
+        "(`/opt/amazon/efa`), but without the `aws-ofi-nccl` `libnccl-net.so`, NCCL cannot run "
+        "over EFA on EKS.\n",
+        "The NVIDIA PyTorch base image no longer ships the **aws-ofi-nccl** plugin (the\n",
+    ):
+        assert findings(matrix, text)["SC413"].severity is Severity.WARNING
+    # A question or a condition states nothing.
+    assert "SC413" not in findings(matrix, "Why does NCCL not use EFA here?\n")
+    assert "SC413" not in findings(matrix, "If NCCL cannot run over EFA, check the plugin.\n")

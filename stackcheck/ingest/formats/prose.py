@@ -224,7 +224,15 @@ _SOCKETS_STATED = re.compile(
     r"loaded|picked\sup)\sby\sNCCL\b|"
     # NCCL's own transport names: "fails to use the Net/IB but instead relies on NET/SOCKET".
     r"\bNET/(IB)\b[^.]{0,60}?\b(?:instead|rather)\b[^.]{0,30}?\bNET/Socket\b|"
-    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b",
+    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b|"
+    # The path stated as lost: "NCCL cannot run over EFA on EKS", or an image said to have
+    # stopped shipping the OFI plugin (NVIDIA-NeMo/Megatron-Bridge#5033).
+    r"\bNCCL\s(?:can(?:not|'t)|could(?:\snot|n't)|won't|does(?:\snot|n't)|did(?:\snot|n't))\s"
+    r"(?:run|go|work|communicate|use)\s(?:over\s|on\s|via\s|through\s)?(?:the\s)?"
+    r"(EFA|InfiniBand|RoCE)\b|"
+    r"\b(?:no\slonger\s(?:ships?|includes?|contains?|bundles?)|(?:does|did)(?:n't|\snot)\s"
+    r"(?:ship|include|contain|bundle))\s(?:the\s)?[`*]{0,2}(?:aws-ofi-nccl|OFI)[`*]{0,2}\s"
+    r"(?:net\s)?plugin\b",
     re.IGNORECASE,
 )
 
@@ -245,7 +253,7 @@ def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
-            named = found.group(1) or found.group(2) or found.group(3) or found.group(4)
+            named = next((group for group in found.groups() if group), None)
             fabric = "InfiniBand" if named and named.upper() == "IB" else named or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
         fallback = _FALLBACK.search(sentence)
