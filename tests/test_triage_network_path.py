@@ -986,3 +986,26 @@ def test_the_efa_path_stated_as_lost(matrix: Matrix) -> None:
     # A question or a condition states nothing.
     assert "SC413" not in findings(matrix, "Why does NCCL not use EFA here?\n")
     assert "SC413" not in findings(matrix, "If NCCL cannot run over EFA, check the plugin.\n")
+
+
+def test_vllms_own_nccl_copy_is_advice_until_the_process_dies(matrix: Matrix) -> None:
+    # vllm-project/vllm#4077: vLLM 0.4.0 loaded its downloaded NCCL 2.18.1, then a bus error.
+    loading = (
+        "INFO 04-15 10:56:57 pynccl.py:58] Loading nccl from library "
+        "/root/.config/vllm/nccl/cu12/libnccl.so.2.18.1\n"
+    )
+    # A collect_env of that release prints the line on a healthy machine too.
+    assert findings(matrix, loading)["SC302"].severity is Severity.INFO
+    crashed = loading + "[1]    842586 bus error  python3 collect_env.py\n"
+    found = findings(matrix, crashed)["SC302"]
+    assert found.severity is Severity.WARNING and "bus error" in found.message
+    # PyTorch's own libnccl.so.2, as later vLLM loads it, is no second copy.
+    assert "SC302" not in findings(matrix, "pynccl.py:58] Loading nccl from library libnccl.so.2\n")
+
+
+def test_an_nccl_symbol_quoted_undefined_means_an_older_nccl_first(matrix: Matrix) -> None:
+    # cupy/cupy-release-tools#485: the image's NCCL 2.17.1 lacks ncclCommSplit (2.18+).
+    said = "This will cause the import to fail with `undefined symbol: ncclCommSplit` error.\n"
+    assert findings(matrix, said)["SC302"].severity is Severity.WARNING
+    # A symbol of another library is not NCCL's.
+    assert "SC302" not in findings(matrix, "fails with `undefined symbol: cudnnCreate` error.\n")

@@ -346,6 +346,8 @@ ObservationKind = Literal[
     "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
     "driver-too-old-stated",  # the report says the driver is too old for the CUDA it needs
     "setting-tried",  # the report says a setting changed nothing: an experiment, value its name
+    "nccl-private-copy",  # a program loads its own NCCL copy beside PyTorch's (vLLM 0.4's 2.18.1)
+    "process-crashed",  # a shell says the process died of a signal (bus error, segmentation fault)
 ]
 
 
