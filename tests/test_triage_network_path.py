@@ -1009,3 +1009,31 @@ def test_an_nccl_symbol_quoted_undefined_means_an_older_nccl_first(matrix: Matri
     assert findings(matrix, said)["SC302"].severity is Severity.WARNING
     # A symbol of another library is not NCCL's.
     assert "SC302" not in findings(matrix, "fails with `undefined symbol: cudnnCreate` error.\n")
+
+
+def test_the_efa_installer_stopping_at_its_package_check(matrix: Matrix) -> None:
+    # aws/aws-ofi-nccl#872: EFA installer 1.40.0 refused its own debug rdma-core debs.
+    log = (
+        "8.773 = EFA Installer Version: 1.40.0 =\n"
+        "8.819 Error: unknown package found: DEBS/UBUNTU2204/x86_64/debug/rdma-core/*.deb\n"
+        "8.819 Please remove unknown packages from the RPMS/DEBS directory trees\n"
+    )
+    found = findings(matrix, log)["SC454"]
+    assert found.severity is Severity.ERROR and found.family == "libfabric"
+    assert "1.40.0" in found.message and "own tarball" in found.message
+    # The banner alone is an installer that ran: no finding.
+    assert "SC454" not in findings(matrix, log.splitlines()[0] + "\n")
+
+
+def test_a_crash_in_the_efa_providers_device_list(matrix: Matrix) -> None:
+    # ofiwg/libfabric#7805: fi_info aborts with a double free on a host with mlx5 and no EFA.
+    trace = (
+        "(gdb) bt\n"
+        "#5  0x00007ffff4cfd3f2 in mlx5_free_context (ibctx=0x676190) at providers/mlx5/mlx5.c:1407\n"
+        "#7  0x00007ffff77b3ca7 in efa_device_destruct (device=0x66fb20) at "
+        "prov/efa/src/efa_device.c:180\n"
+    )
+    found = findings(matrix, trace)["SC421"]
+    assert found.family == "libfabric" and "crashed" in found.message
+    # The function named in prose, not as a frame, is no crash.
+    assert "SC421" not in findings(matrix, "The fix is in efa_device_destruct (see the PR).\n")

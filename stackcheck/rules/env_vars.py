@@ -75,7 +75,7 @@ class NcclTransportDisabled(Rule):
         "NCCL_SHM_DISABLE=1 alone passed on the command line of an nccl-tests binary (`mpirun "
         "-x NCCL_SHM_DISABLE=1 ./build/all_reduce_perf`): SHM carries only pairs P2P cannot, "
         "which the measurement then sends over the NICs. A text that says one of these settings "
-        "changed nothing (\"same behavior with NCCL_P2P_DISABLE=1\") shows an experiment of the "
+        'changed nothing ("same behavior with NCCL_P2P_DISABLE=1") shows an experiment of the '
         "diagnosis: an info too.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
@@ -129,7 +129,9 @@ class NcclTransportDisabled(Rule):
                     severity=Severity.INFO,
                 )
             elif (tried := _tried(ctx)) is not None:
-                yield self.finding(f"{said}; {_TRIED_SAID}", [var.evidence, tried], severity=Severity.INFO)
+                yield self.finding(
+                    f"{said}; {_TRIED_SAID}", [var.evidence, tried], severity=Severity.INFO
+                )
             else:
                 yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])
         yield from self._p2p_level_local(ctx)

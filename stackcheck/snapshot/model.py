@@ -348,6 +348,7 @@ ObservationKind = Literal[
     "setting-tried",  # the report says a setting changed nothing: an experiment, value its name
     "nccl-private-copy",  # a program loads its own NCCL copy beside PyTorch's (vLLM 0.4's 2.18.1)
     "process-crashed",  # a shell says the process died of a signal (bus error, segmentation fault)
+    "efa-installer-failed",  # the EFA installer stopped before installing (its own check failed)
 ]
 
 
