@@ -1029,7 +1029,8 @@ def test_a_crash_in_the_efa_providers_device_list(matrix: Matrix) -> None:
     # ofiwg/libfabric#7805: fi_info aborts with a double free on a host with mlx5 and no EFA.
     trace = (
         "(gdb) bt\n"
-        "#5  0x00007ffff4cfd3f2 in mlx5_free_context (ibctx=0x676190) at providers/mlx5/mlx5.c:1407\n"
+        "#5  0x00007ffff4cfd3f2 in mlx5_free_context (ibctx=0x676190) at "
+        "providers/mlx5/mlx5.c:1407\n"
         "#7  0x00007ffff77b3ca7 in efa_device_destruct (device=0x66fb20) at "
         "prov/efa/src/efa_device.c:180\n"
     )
