@@ -1038,3 +1038,19 @@ def test_a_crash_in_the_efa_providers_device_list(matrix: Matrix) -> None:
     assert found.family == "libfabric" and "crashed" in found.message
     # The function named in prose, not as a frame, is no crash.
     assert "SC421" not in findings(matrix, "The fix is in efa_device_destruct (see the PR).\n")
+
+
+def test_nccl_before_2_19_3_on_h800(matrix: Matrix) -> None:
+    # NVIDIA/nccl#974: the GPU named with its count in a sentence, then the NCCL release.
+    said = (
+        "My environment is as follows:Node:1,H800*8,infiniband200Gbps*4;Node:2,H800*8,"
+        "infiniband400GbpsIB*4;NCCL:2.18.3,CUDA:12.2,OPENMPI:4.1.5.\n"
+    )
+    found = saying(matrix, said, "SC311", "H800")
+    assert len(found) == 1 and found[0].severity is Severity.WARNING
+    # NVIDIA/nccl#933: "H800 cluster"; 2.19.3 carries the fixes.
+    cluster = "We use pytorch in H800 cluster with 8 nodes.\nNCCL version 2.17.1+cuda12.1\n"
+    assert saying(matrix, cluster, "SC311", "H800")
+    assert not saying(matrix, cluster.replace("2.17.1", "2.19.3"), "SC311", "H800")
+    # A GPU named without a count or a cluster is not read: it may be a wish.
+    assert not saying(matrix, "Does NCCL 2.18.3 support the H800?\n", "SC311", "H800")

@@ -540,6 +540,31 @@ _GPU_LINE = re.compile(
 )
 
 
+# A data-center GPU named with its count or as a cluster's ("H800*8", "8x H100", "8 * A800",
+# "H800 cluster", NVIDIA/nccl#974 and #933): the machines' GPU. A bare name may be a wish or a
+# comparison, so it is not read.
+_GPU_NAME = (
+    r"(?:NVIDIA\s)?(?:A100|A800|H100|H800|H200|H20|B200|B300|GB200|V100|L40S)"
+    r"(?:[- ](?:SXM\d?|PCIe|NVL))?"
+)
+_GPU_COUNTED = re.compile(
+    rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
+    rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
+    rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b"
+)
+
+
+def gpu_counted(line: Line) -> list[Fact]:
+    """A data-center GPU a sentence names with its count or as its cluster's."""
+    text = line.text
+    if "00" not in text and "H20" not in text and "L40S" not in text:
+        return []
+    found = _GPU_COUNTED.search(text)
+    if found is None:
+        return []
+    return [GpuFact(line, next(g for g in found.groups() if g))]
+
+
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
     if "gpu" not in line.text[:16].lower():
@@ -574,6 +599,7 @@ class Prose(Format):
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
                 *gpu_stated(line),
+                *gpu_counted(line),
             )
         ]
 
