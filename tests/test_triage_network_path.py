@@ -1051,3 +1051,15 @@ def test_nccl_before_2_19_3_on_h800(matrix: Matrix) -> None:
     assert not saying(matrix, cluster.replace("2.17.1", "2.19.3"), "SC311", "H800")
     # A GPU named without a count or a cluster is not read: it may be a wish.
     assert not saying(matrix, "Does NCCL 2.18.3 support the H800?\n", "SC311", "H800")
+
+
+def test_depmod_says_the_peer_memory_module_cannot_load(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#84: MLNX_OFED reinstalled after nv_peer_mem was built.
+    depmod = (
+        "depmod: WARNING: /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko needs "
+        "unknown symbol ib_register_peer_memory_client\n"
+    )
+    assert findings(matrix, depmod)["SC432"].severity is Severity.WARNING
+    # Another module's unknown symbol says nothing of GPUDirect RDMA.
+    other = depmod.replace("extra/nv_peer_mem.ko", "extra/lustre.ko")
+    assert "SC432" not in findings(matrix, other)
