@@ -349,6 +349,7 @@ ObservationKind = Literal[
     "nccl-private-copy",  # a program loads its own NCCL copy beside PyTorch's (vLLM 0.4's 2.18.1)
     "process-crashed",  # a shell says the process died of a signal (bus error, segmentation fault)
     "efa-installer-failed",  # the EFA installer stopped before installing (its own check failed)
+    "p2p-unsupported",  # CUDA: peer access is not supported between two GPUs (error 217)
 ]
 
 
