@@ -1070,3 +1070,16 @@ def test_gpus_without_peer_access_are_advice(matrix: Matrix) -> None:
     found = findings(matrix, "peer access is not supported between these two devices\n")
     assert found["SC1125"].severity is Severity.INFO and found["SC1125"].family == "iommu-acs"
     assert all(f.severity is Severity.INFO for f in found.values())
+
+
+def test_the_iommu_turned_off_in_the_bios_and_p2p_then_working(matrix: Matrix) -> None:
+    # NVIDIA/nccl#841: the BIOS setting, then the run without the P2P workaround.
+    text = (
+        "AMD CBS->NBIO Common option ->IOMMU=Disable\n"
+        "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`\n"
+    )
+    found = findings(matrix, text)
+    assert found["SC1126"].severity is Severity.WARNING and "SC601" not in found
+    # Either alone says nothing of the cause: a BIOS list, or a workaround dropped.
+    for line in text.splitlines():
+        assert "SC1126" not in findings(matrix, line + "\n")

@@ -131,7 +131,9 @@ class IommuTranslated(Rule):
         what="On a bare-metal host with GPUs, reads the IOMMU group type of the GPUs "
         "(`/sys/kernel/iommu_groups/N/type`): `DMA` or `DMA-FQ` means translated, `identity` "
         "means passthrough; a report's sentence that says turning the IOMMU off "
-        "(`intel_iommu=off`, `iommu=pt`) fixed the problem; and the AMD IOMMU's "
+        "(`intel_iommu=off`, `iommu=pt`) fixed the problem, or a BIOS setting turning it off "
+        "(`IOMMU=Disable`) after which a run succeeded without NCCL_P2P_DISABLE=1; and the AMD "
+        "IOMMU's "
         "`IO_PAGE_FAULT` for a device of the nvidia or mlx5_core driver.",
         why="With translation on, peer-to-peer DMA between GPUs and NICs is remapped by the "
         "IOMMU (and with ACS, routed through the root complex): GPUDirect RDMA and P2P slow "
@@ -158,6 +160,16 @@ class IommuTranslated(Rule):
                 "with translation on, the GPUs' peer-to-peer DMA was remapped and P2P hung or "
                 "slowed down.",
                 [o.evidence for o in stated[:2]],
+            )
+            return
+        off = ctx.snapshot.observations("iommu-off-set")
+        restored = ctx.snapshot.observations("p2p-restored-stated")
+        if off and restored:
+            yield self.finding(
+                f"The report turned the IOMMU off ({off[0].value}) and then ran without "
+                f"{restored[0].value}: with translation on, the GPUs' peer-to-peer DMA was "
+                "remapped and P2P hung or failed.",
+                [off[0].evidence, restored[0].evidence],
             )
             return
         hardware = ctx.snapshot.hardware

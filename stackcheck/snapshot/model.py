@@ -350,6 +350,8 @@ ObservationKind = Literal[
     "process-crashed",  # a shell says the process died of a signal (bus error, segmentation fault)
     "efa-installer-failed",  # the EFA installer stopped before installing (its own check failed)
     "p2p-unsupported",  # CUDA: peer access is not supported between two GPUs (error 217)
+    "iommu-off-set",  # a BIOS or boot setting the report lists turns the IOMMU off (IOMMU=Disable)
+    "p2p-restored-stated",  # the report says a run then succeeded without a P2P workaround
 ]
 
 

@@ -329,10 +329,18 @@ _GPU_REQUESTED = re.compile(
 )
 
 
+# A BIOS option or boot setting that turns the IOMMU off, as a list of settings gives it
+# ("AMD CBS->NBIO Common option ->IOMMU=Disable", "IOMMU: Disabled"); alone it is a setting,
+# the cause only where the text says the P2P workaround was then dropped (SC1126).
+_IOMMU_OFF_SET = re.compile(r"\bIOMMU\s?[=:]\s?(?:Disabled?|off)\b", re.IGNORECASE)
+
+
 def hardware_path_stated(line: Line) -> list[Fact]:
     """ACS or the IOMMU stated as the cause, GPUDirect RDMA stated as not enabled, an NVLink
     stated down."""
     facts: list[Fact] = []
+    if "OMMU" in line.text.upper() and (off := _IOMMU_OFF_SET.search(line.text)) is not None:
+        facts.append(ObservationFact(line, "iommu-off-set", off.group(0)))
     for sentence in _SENTENCE.split(line.text):
         if "?" in sentence or _SUGGESTION.search(sentence):
             continue
@@ -618,4 +626,10 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
         if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
             facts.append(ObservationFact(line, "setting-tried", name))
+    for found in _SETTING.finditer(line.text):
+        # "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`" (NVIDIA/nccl#841):
+        # the workaround was no longer needed after a change the text names elsewhere.
+        lead = line.text[: found.start()]
+        if found.group(1) == "NCCL_P2P_DISABLE" and _WITHOUT.search(lead) and _FIXED.search(lead):
+            facts.append(ObservationFact(line, "p2p-restored-stated", found.group(0)))
     return facts
