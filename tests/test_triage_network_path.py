@@ -1049,6 +1049,9 @@ def test_nccl_before_2_19_3_on_h800(matrix: Matrix) -> None:
     cluster = "We use pytorch in H800 cluster with 8 nodes.\nNCCL version 2.17.1+cuda12.1\n"
     assert saying(matrix, cluster, "SC311", "H800")
     assert not saying(matrix, cluster.replace("2.17.1", "2.19.3"), "SC311", "H800")
+    # NVIDIA/nccl#1043: an NVIDIA system's name states its GPU too.
+    system = "2x HGX-H800 systems\nNCCL: 2.18.5\n"
+    assert saying(matrix, system, "SC311", "H800")
     # A GPU named without a count or a cluster is not read: it may be a wish.
     assert not saying(matrix, "Does NCCL 2.18.3 support the H800?\n", "SC311", "H800")
 

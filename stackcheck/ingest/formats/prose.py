@@ -548,9 +548,9 @@ _GPU_LINE = re.compile(
 )
 
 
-# A data-center GPU named with its count or as a cluster's ("H800*8", "8x H100", "8 * A800",
-# "H800 cluster", NVIDIA/nccl#974 and #933): the machines' GPU. A bare name may be a wish or a
-# comparison, so it is not read.
+# A data-center GPU named with its count, as a cluster's or as an NVIDIA system's ("H800*8",
+# "8x H100", "8 * A800", "H800 cluster", "HGX-H100"; NVIDIA/nccl#974, #933, #1043): the
+# machines' GPU. A bare name may be a wish or a comparison, so it is not read.
 _GPU_NAME = (
     r"(?:NVIDIA\s)?(?:A100|A800|H100|H800|H200|H20|B200|B300|GB200|V100|L40S)"
     r"(?:[- ](?:SXM\d?|PCIe|NVL))?"
@@ -558,7 +558,9 @@ _GPU_NAME = (
 _GPU_COUNTED = re.compile(
     rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
     rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
-    rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b"
+    rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b|"
+    # NVIDIA's systems by name: "2x HGX-H100 systems", "a DGX A100" (NVIDIA/nccl#1043).
+    rf"\b(?:DGX|HGX)[- ]?({_GPU_NAME})\b"
 )
 
 
