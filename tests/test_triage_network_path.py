@@ -1087,3 +1087,14 @@ def test_the_iommu_turned_off_in_the_bios_and_p2p_then_working(matrix: Matrix) -
     # Either alone says nothing of the cause: a BIOS list, or a workaround dropped.
     for line in text.splitlines():
         assert "SC1126" not in findings(matrix, line + "\n")
+
+
+def test_a_lnksta_line_without_its_device(matrix: Matrix) -> None:
+    # janhq/jan#183: an RTX 4090 behind a riser; the paste holds LnkCap and LnkSta alone.
+    idle = "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n"
+    assert findings(matrix, idle)["SC1101"].severity is Severity.INFO
+    # A narrower width, or a lower speed above Gen1, is no idle state.
+    for line in ("Speed 8GT/s (ok), Width x8 (downgraded)", "Speed 16GT/s (downgraded), Width x16"):
+        found = findings(matrix, f"    LnkSta: {line}\n")["SC1101"]
+        assert found.severity is Severity.WARNING
+    assert "SC1101" not in findings(matrix, "    LnkSta: Speed 16GT/s (ok), Width x16 (ok)\n")

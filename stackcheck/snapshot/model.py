@@ -352,6 +352,7 @@ ObservationKind = Literal[
     "p2p-unsupported",  # CUDA: peer access is not supported between two GPUs (error 217)
     "iommu-off-set",  # a BIOS or boot setting the report lists turns the IOMMU off (IOMMU=Disable)
     "p2p-restored-stated",  # the report says a run then succeeded without a P2P workaround
+    "pcie-link-downgraded",  # lspci's LnkSta marks the link (downgraded), its device not shown
 ]
 
 
