@@ -622,16 +622,15 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         return facts
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
-        lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
+        said = line.text[: found.start()]
+        # "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`" (NVIDIA/nccl#841):
+        # the workaround was no longer needed after a change the text names elsewhere.
+        if name == "NCCL_P2P_DISABLE" and _WITHOUT.search(said) and _FIXED.search(said):
+            facts.append(ObservationFact(line, "p2p-restored-stated", found.group(0)))
+        lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
         if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
             facts.append(ObservationFact(line, "setting-tried", name))
-    for found in _SETTING.finditer(line.text):
-        # "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`" (NVIDIA/nccl#841):
-        # the workaround was no longer needed after a change the text names elsewhere.
-        lead = line.text[: found.start()]
-        if found.group(1) == "NCCL_P2P_DISABLE" and _WITHOUT.search(lead) and _FIXED.search(lead):
-            facts.append(ObservationFact(line, "p2p-restored-stated", found.group(0)))
     return facts
