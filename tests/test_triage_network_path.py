@@ -932,3 +932,169 @@ def test_an_iommu_page_fault_of_the_gpu(matrix: Matrix) -> None:
     # A fault of another device (an NVMe drive) says nothing of the GPUs' path.
     other = fault.replace("nvidia 0000:07:00.0", "nvme 0000:04:00.0")
     assert "SC1126" not in findings(matrix, other)
+
+
+def test_a_transport_setting_said_to_change_nothing_is_an_experiment(matrix: Matrix) -> None:
+    # rwth-i6/returnn#1469: the settings were experiments; the cause was a missing set_device.
+    log = (
+        "Same behavior with `NCCL_P2P_DISABLE=1`. Log:\n"
+        "ncg12:252606:253206 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
+    )
+    report = check(read_report(log, "pasted").snapshot, matrix)
+    said = [f for f in report.findings if f.id == "SC601"]
+    assert len(said) == 2 and all(f.severity is Severity.INFO for f in said)
+    assert all("changed nothing" in f.message for f in said)
+    # Other phrasings of the same statement.
+    for sentence in (
+        "It still hangs even with NCCL_P2P_DISABLE=1 exported on both nodes.\n",
+        "Setting NCCL_P2P_DISABLE=1 did not help.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.INFO
+    # A setting that made it work is a workaround that stays set: the warning.
+    for sentence in (
+        "It only works with NCCL_P2P_DISABLE=1.\n",
+        "We run nccl-tests with NCCL_P2P_DISABLE=1 on this server.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING
+
+
+def test_sockets_over_ipoib_after_the_verbs_library_failed(matrix: Matrix) -> None:
+    # sgl-project/sglang#1427: the image lacked libibverbs; the address is hidden as "<ip>".
+    ipoib = "NCCL INFO NET/Socket : Using [0]ib0.<ip>\n"
+    log = "NCCL INFO Failed to open libibverbs.so[.1]\n...\n" + ipoib
+    found = findings(matrix, log)["SC413"]
+    assert found.severity is Severity.WARNING and "libibverbs.so" in found.message
+    # The socket interface alone (NCCL may list it for its bootstrap) says nothing of a fallback.
+    assert "SC413" not in findings(matrix, ipoib)
+    # A partition's child interface is IPoIB too; an Ethernet interface is not.
+    child = log.replace("ib0.<ip>", "ib0.8001:10.0.0.1<0>")
+    assert "SC413" in findings(matrix, child)
+    assert "SC413" not in findings(matrix, log.replace("ib0.<ip>", "eth0:10.0.0.1<0>"))
+
+
+def test_the_efa_path_stated_as_lost(matrix: Matrix) -> None:
+    # NVIDIA-NeMo/Megatron-Bridge#5033: the base image stopped shipping aws-ofi-nccl.
+    for text in (
+        "(`/opt/amazon/efa`), but without the `aws-ofi-nccl` `libnccl-net.so`, NCCL cannot run "
+        "over EFA on EKS.\n",
+        "The NVIDIA PyTorch base image no longer ships the **aws-ofi-nccl** plugin (the\n",
+    ):
+        assert findings(matrix, text)["SC413"].severity is Severity.WARNING
+    # A question or a condition states nothing.
+    for asked in ("Why does NCCL not use EFA here?", "If NCCL cannot run over EFA, check it."):
+        assert "SC413" not in findings(matrix, asked + "\n")
+
+
+def test_vllms_own_nccl_copy_is_advice_until_the_process_dies(matrix: Matrix) -> None:
+    # vllm-project/vllm#4077: vLLM 0.4.0 loaded its downloaded NCCL 2.18.1, then a bus error.
+    loading = (
+        "INFO 04-15 10:56:57 pynccl.py:58] Loading nccl from library "
+        "/root/.config/vllm/nccl/cu12/libnccl.so.2.18.1\n"
+    )
+    # A collect_env of that release prints the line on a healthy machine too.
+    assert findings(matrix, loading)["SC302"].severity is Severity.INFO
+    crashed = loading + "[1]    842586 bus error  python3 collect_env.py\n"
+    found = findings(matrix, crashed)["SC302"]
+    assert found.severity is Severity.WARNING and "bus error" in found.message
+    # PyTorch's own libnccl.so.2, as later vLLM loads it, is no second copy.
+    assert "SC302" not in findings(matrix, "pynccl.py:58] Loading nccl from library libnccl.so.2\n")
+
+
+def test_an_nccl_symbol_quoted_undefined_means_an_older_nccl_first(matrix: Matrix) -> None:
+    # cupy/cupy-release-tools#485: the image's NCCL 2.17.1 lacks ncclCommSplit (2.18+).
+    # A symbol of another library (cudnnCreate) is not NCCL's.
+    for symbol, warned in (("ncclCommSplit", True), ("cudnnCreate", False)):
+        said = f"This will cause the import to fail with `undefined symbol: {symbol}` error.\n"
+        found = findings(matrix, said).get("SC302")
+        assert (found is not None and found.severity is Severity.WARNING) is warned
+
+
+def test_the_efa_installer_stopping_at_its_package_check(matrix: Matrix) -> None:
+    # aws/aws-ofi-nccl#872: EFA installer 1.40.0 refused its own debug rdma-core debs.
+    log = (
+        "8.773 = EFA Installer Version: 1.40.0 =\n"
+        "8.819 Error: unknown package found: DEBS/UBUNTU2204/x86_64/debug/rdma-core/*.deb\n"
+        "8.819 Please remove unknown packages from the RPMS/DEBS directory trees\n"
+    )
+    found = findings(matrix, log)["SC454"]
+    assert found.severity is Severity.ERROR and found.family == "libfabric"
+    assert "1.40.0" in found.message and "own tarball" in found.message
+    # The banner alone is an installer that ran: no finding.
+    assert "SC454" not in findings(matrix, log.splitlines()[0] + "\n")
+
+
+def test_a_crash_in_the_efa_providers_device_list(matrix: Matrix) -> None:
+    # ofiwg/libfabric#7805: fi_info aborts with a double free on a host with mlx5 and no EFA.
+    trace = (
+        "(gdb) bt\n"
+        "#5  0x00007ffff4cfd3f2 in mlx5_free_context (ibctx=0x676190) at "
+        "providers/mlx5/mlx5.c:1407\n"
+        "#7  0x00007ffff77b3ca7 in efa_device_destruct (device=0x66fb20) at "
+        "prov/efa/src/efa_device.c:180\n"
+    )
+    found = findings(matrix, trace)["SC421"]
+    assert found.family == "libfabric" and "crashed" in found.message
+    # The function named in prose, not as a frame, is no crash.
+    assert "SC421" not in findings(matrix, "The fix is in efa_device_destruct (see the PR).\n")
+
+
+def test_nccl_before_2_19_3_on_h800(matrix: Matrix) -> None:
+    # NVIDIA/nccl#974: the GPU named with its count in a sentence, then the NCCL release.
+    said = (
+        "My environment is as follows:Node:1,H800*8,infiniband200Gbps*4;Node:2,H800*8,"
+        "infiniband400GbpsIB*4;NCCL:2.18.3,CUDA:12.2,OPENMPI:4.1.5.\n"
+    )
+    found = saying(matrix, said, "SC311", "H800")
+    assert len(found) == 1 and found[0].severity is Severity.WARNING
+    # NVIDIA/nccl#933: "H800 cluster"; 2.19.3 carries the fixes.
+    cluster = "We use pytorch in H800 cluster with 8 nodes.\nNCCL version 2.17.1+cuda12.1\n"
+    assert saying(matrix, cluster, "SC311", "H800")
+    assert not saying(matrix, cluster.replace("2.17.1", "2.19.3"), "SC311", "H800")
+    # NVIDIA/nccl#1043: an NVIDIA system's name states its GPU too.
+    system = "2x HGX-H800 systems\nNCCL: 2.18.5\n"
+    assert saying(matrix, system, "SC311", "H800")
+    # A GPU named without a count or a cluster is not read: it may be a wish.
+    assert not saying(matrix, "Does NCCL 2.18.3 support the H800?\n", "SC311", "H800")
+
+
+def test_depmod_says_the_peer_memory_module_cannot_load(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#84: MLNX_OFED reinstalled after nv_peer_mem was built.
+    depmod = (
+        "depmod: WARNING: /lib/modules/3.10.0-1127.19.1.el7.x86_64/extra/nv_peer_mem.ko needs "
+        "unknown symbol ib_register_peer_memory_client\n"
+    )
+    assert findings(matrix, depmod)["SC432"].severity is Severity.WARNING
+    # Another module's unknown symbol says nothing of GPUDirect RDMA.
+    other = depmod.replace("extra/nv_peer_mem.ko", "extra/lustre.ko")
+    assert "SC432" not in findings(matrix, other)
+
+
+def test_gpus_without_peer_access_are_advice(matrix: Matrix) -> None:
+    # llm-d-incubation/llm-d-infra#181: g6's GPUs have no P2P; the stack is healthy.
+    found = findings(matrix, "peer access is not supported between these two devices\n")
+    assert found["SC1125"].severity is Severity.INFO and found["SC1125"].family == "iommu-acs"
+    assert all(f.severity is Severity.INFO for f in found.values())
+
+
+def test_the_iommu_turned_off_in_the_bios_and_p2p_then_working(matrix: Matrix) -> None:
+    # NVIDIA/nccl#841: the BIOS setting, then the run without the P2P workaround.
+    text = (
+        "AMD CBS->NBIO Common option ->IOMMU=Disable\n"
+        "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`\n"
+    )
+    found = findings(matrix, text)
+    assert found["SC1126"].severity is Severity.WARNING and "SC601" not in found
+    # Either alone says nothing of the cause: a BIOS list, or a workaround dropped.
+    for line in text.splitlines():
+        assert "SC1126" not in findings(matrix, line + "\n")
+
+
+def test_a_lnksta_line_without_its_device(matrix: Matrix) -> None:
+    # janhq/jan#183: an RTX 4090 behind a riser; the paste holds LnkCap and LnkSta alone.
+    idle = "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n"
+    assert findings(matrix, idle)["SC1101"].severity is Severity.INFO
+    # A narrower width, or a lower speed above Gen1, is no idle state.
+    for line in ("Speed 8GT/s (ok), Width x8 (downgraded)", "Speed 16GT/s (downgraded), Width x16"):
+        found = findings(matrix, f"    LnkSta: {line}\n")["SC1101"]
+        assert found.severity is Severity.WARNING
+    assert "SC1101" not in findings(matrix, "    LnkSta: Speed 16GT/s (ok), Width x16 (ok)\n")

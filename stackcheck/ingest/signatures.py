@@ -63,6 +63,7 @@ _FACT_KINDS = frozenset(
         "mig-mode",
         "torch-cpu",
         "persistence-mode",
+        "efa-installer",
     }
 )
 
@@ -164,6 +165,8 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         torch = ComponentFact(line, ComponentName.TORCH, version=value, python_env=REPORTED_ENV)
         torch.properties["cpu_only"] = "yes"
         return torch
+    if kind == "efa-installer":
+        return ComponentFact(line, ComponentName.EFA_INSTALLER, version=value)
     raise AssertionError(f"fact kind {kind!r} is in _FACT_KINDS but has no reading here")
 
 

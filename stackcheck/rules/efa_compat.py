@@ -156,9 +156,11 @@ class EfaInstallerKnownIssue(KnownIssueRule):
     component = ComponentName.EFA_INSTALLER
     title = "EFA installer version with a known issue"
     doc = RuleDoc(
-        what="Looks up the EFA installer version (from /opt/amazon/efa_installed_packages) in the "
-        "matrix's known issues and reports those that affect it where their conditions hold, "
-        "such as the NCCL version in use.",
+        what="Looks up the EFA installer version (from /opt/amazon/efa_installed_packages or the "
+        "installer's banner) in the matrix's known issues and reports those that affect it "
+        "where their conditions hold, such as the NCCL version in use; and reads the installer "
+        "stopping at its own package check (`Error: unknown package found: "
+        "DEBS/UBUNTU2204/x86_64/debug/rdma-core/*.deb`, EFA installer 1.40.0).",
         why="The installer pins libfabric, rdma-core and (from 1.38) aws-ofi-nccl; an old "
         "installer under a new NCCL fails in ways that look like network faults.",
         example="EFA installer 1.27.0 with NCCL 2.21.5: NCCL >= 2.19 raises libfabric errors with "
@@ -169,3 +171,23 @@ class EfaInstallerKnownIssue(KnownIssueRule):
 
     def table(self, ctx: CheckContext) -> Sequence[WithKnownIssues]:
         return ctx.matrix.matrix.efa_installer
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        yield from super().check(ctx)
+        # The installer's own refusal: nothing of libfabric, rdma-core or the plugin was
+        # installed (EFA installer 1.40.0 refused the debug rdma-core debs of its own tarball,
+        # aws/aws-ofi-nccl#872).
+        for failed in ctx.snapshot.observations("efa-installer-failed")[:1]:
+            installer = next(
+                (i.version for i in ctx.installations(ComponentName.EFA_INSTALLER) if i.version),
+                None,
+            )
+            own = " of its own tarball" if "/debug/" in (failed.value or "") else ""
+            yield self.finding(
+                f"The EFA installer{f' {installer}' if installer else ''} stopped before "
+                f"installing anything ({failed.value}{own}): the image or host has no EFA "
+                "libfabric, rdma-core or OFI plugin from it.",
+                [failed.evidence],
+                fix="Pin an EFA installer release whose package check passes on this OS (1.39.0 "
+                "where 1.40.0 stops so), or remove the package it names from its tree.",
+            )

@@ -25,6 +25,24 @@ def _is_true(ctx: CheckContext, name: str) -> bool:
     return (ctx.snapshot.env_value(name) or "").strip().lower() in _TRUE
 
 
+# Settings that turn an NCCL transport off: one of them stated as having changed nothing makes the
+# others of the same run experiments of the diagnosis too (rwth-i6/returnn#1469: "Same behavior
+# with NCCL_P2P_DISABLE=1", a log with NCCL_P2P_LEVEL=LOC beside it).
+_TRANSPORT_OFF = ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL", "NCCL_IB_DISABLE")
+
+
+def _tried(ctx: CheckContext) -> Evidence | None:
+    """Where the text says a transport setting changed nothing; None where it does not."""
+    return next(
+        (
+            o.evidence
+            for o in ctx.snapshot.observations("setting-tried")
+            if o.value in _TRANSPORT_OFF
+        ),
+        None,
+    )
+
+
 def _network_test(ctx: CheckContext) -> EnvVar | None:
     """NCCL_NET, where P2P and SHM are both off beside it: every transfer, inside a node too,
     goes over the NICs, which is how a network is measured from one node; None otherwise."""
@@ -34,6 +52,12 @@ def _network_test(ctx: CheckContext) -> EnvVar | None:
     if _is_true(ctx, "NCCL_P2P_DISABLE") and _is_true(ctx, "NCCL_SHM_DISABLE"):
         return network
     return None
+
+
+_TRIED_SAID = (
+    "the text says turning NCCL transports off changed nothing, so the run shown is an "
+    "experiment of the diagnosis. Do not keep it set once the cause is found."
+)
 
 
 class NcclTransportDisabled(Rule):
@@ -50,7 +74,9 @@ class NcclTransportDisabled(Rule):
         "that is how a network is measured from one node, so it is an info; so is "
         "NCCL_SHM_DISABLE=1 alone passed on the command line of an nccl-tests binary (`mpirun "
         "-x NCCL_SHM_DISABLE=1 ./build/all_reduce_perf`): SHM carries only pairs P2P cannot, "
-        "which the measurement then sends over the NICs.",
+        "which the measurement then sends over the NICs. A text that says one of these settings "
+        'changed nothing ("same behavior with NCCL_P2P_DISABLE=1") shows an experiment of the '
+        "diagnosis: an info too.",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -102,6 +128,10 @@ class NcclTransportDisabled(Rule):
                     [ctx.snapshot.env[name].evidence, network.evidence],
                     severity=Severity.INFO,
                 )
+            elif (tried := _tried(ctx)) is not None:
+                yield self.finding(
+                    f"{said}; {_TRIED_SAID}", [var.evidence, tried], severity=Severity.INFO
+                )
             else:
                 yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])
         yield from self._p2p_level_local(ctx)
@@ -113,6 +143,15 @@ class NcclTransportDisabled(Rule):
         if var is None:
             return
         value = var.value.strip().upper()
+        tried = _tried(ctx)
+        if value in ("0", "LOC") and tried is not None:
+            yield self.finding(
+                f"NCCL_P2P_LEVEL={var.value} never lets NCCL use peer-to-peer between GPUs of one "
+                f"node; {_TRIED_SAID}",
+                [var.evidence, tried],
+                severity=Severity.INFO,
+            )
+            return
         if value in ("0", "LOC"):
             why = "never lets NCCL use peer-to-peer between GPUs of one node"
         elif value.isalpha() and any(

@@ -44,7 +44,9 @@ class AcsRedirect(Rule):
         "metal is not known (a pasted `lspci -vv`), it is reported as info. Also reads NCCL's "
         "InfiniBand completion error 4 (`IBV_WC_LOC_PROT_ERR`), which NCCL's maintainers trace "
         "to ACS in most cases (NVIDIA/nccl#928), and a report's sentence that says ACS was "
-        "enabled or that disabling it fixed the problem.",
+        "enabled or that disabling it fixed the problem. CUDA's `peer access is not supported "
+        "between these two devices` (error 217) is an info: many GPU pairs have no P2P by "
+        "design.",
         why="With redirection on, every peer-to-peer transfer between GPUs, or between a GPU "
         "and its NIC, goes up to the root complex and back instead of across the PCIe switch: "
         "NCCL's P2P and GPUDirect RDMA bandwidth drop sharply, or transfers hang; people then "
@@ -72,6 +74,18 @@ class AcsRedirect(Rule):
                 "buffers: in most cases PCIe ACS on the GPU-NIC path breaking GPUDirect RDMA. "
                 "NCCL_NET_GDR_LEVEL=0 confirms it (the error goes, and bandwidth with it).",
                 [error.evidence],
+            )
+        for unsupported in ctx.snapshot.observations("p2p-unsupported")[:1]:
+            # A pair without NVLink or PCIe P2P by design (GeForce cards, cloud GPUs such as
+            # g6's L4s) says the same as ACS blocking it: advice, not a fault.
+            yield self.finding(
+                "CUDA says two GPUs cannot reach each other peer-to-peer (error 217): the pair "
+                "has no NVLink and no PCIe P2P, by design (GeForce cards, cloud instances such "
+                "as g6) or because ACS or the IOMMU blocks it on a bare-metal server. Run without "
+                "P2P there (NCCL falls back by itself); on a server that should have it, check "
+                "ACS.",
+                [unsupported.evidence],
+                severity=Severity.INFO,
             )
         hardware = ctx.snapshot.hardware
         if hardware.bare_metal is False or not any(d.kind == "gpu" for d in hardware.devices):
@@ -117,7 +131,9 @@ class IommuTranslated(Rule):
         what="On a bare-metal host with GPUs, reads the IOMMU group type of the GPUs "
         "(`/sys/kernel/iommu_groups/N/type`): `DMA` or `DMA-FQ` means translated, `identity` "
         "means passthrough; a report's sentence that says turning the IOMMU off "
-        "(`intel_iommu=off`, `iommu=pt`) fixed the problem; and the AMD IOMMU's "
+        "(`intel_iommu=off`, `iommu=pt`) fixed the problem, or a BIOS setting turning it off "
+        "(`IOMMU=Disable`) after which a run succeeded without NCCL_P2P_DISABLE=1; and the AMD "
+        "IOMMU's "
         "`IO_PAGE_FAULT` for a device of the nvidia or mlx5_core driver.",
         why="With translation on, peer-to-peer DMA between GPUs and NICs is remapped by the "
         "IOMMU (and with ACS, routed through the root complex): GPUDirect RDMA and P2P slow "
@@ -144,6 +160,16 @@ class IommuTranslated(Rule):
                 "with translation on, the GPUs' peer-to-peer DMA was remapped and P2P hung or "
                 "slowed down.",
                 [o.evidence for o in stated[:2]],
+            )
+            return
+        off = ctx.snapshot.observations("iommu-off-set")
+        restored = ctx.snapshot.observations("p2p-restored-stated")
+        if off and restored:
+            yield self.finding(
+                f"The report turned the IOMMU off ({off[0].value}) and then ran without "
+                f"{restored[0].value}: with translation on, the GPUs' peer-to-peer DMA was "
+                "remapped and P2P hung or failed.",
+                [off[0].evidence, restored[0].evidence],
             )
             return
         hardware = ctx.snapshot.hardware

@@ -22,7 +22,8 @@ class LibfabricNotEfaProvider(Rule):
         what="Reads the provider aws-ofi-nccl selected (`NET/OFI Selected Provider is tcp`), "
         "`FI_PROVIDER` where EFA is meant to be used, and the EFA provider's own warning that it "
         "dropped its device list because one verbs device failed to open "
-        "(`efa_device_construct_gid failed for device_idx 0, err=-2`; ofiwg/libfabric#12708).",
+        "(`efa_device_construct_gid failed for device_idx 0, err=-2`; ofiwg/libfabric#12708), or "
+        "crashed doing so (a backtrace through efa_device_destruct; ofiwg/libfabric#7805).",
         why="The `tcp` (or `sockets`) provider moves NCCL's traffic over TCP: no OS bypass, no "
         "GPUDirect RDMA, a fraction of EFA's bandwidth, and no error (aws/aws-ofi-nccl#803).",
         example="`NET/OFI Selected Provider is tcp (found 1 nics)` in a container on p4d.24xlarge.",
@@ -35,6 +36,15 @@ class LibfabricNotEfaProvider(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         expected = efa_expected(ctx)
         for aborted in ctx.snapshot.observations("efa-device-list-aborted")[:1]:
+            if "crashed" in (aborted.value or ""):
+                yield self.finding(
+                    f"libfabric's EFA provider crashed while listing the verbs devices "
+                    f"({aborted.value}): every libfabric program (fi_info, the OFI plugin) aborts "
+                    "at start here. A verbs device that is not EFA (mlx5) in the list was enough "
+                    "in ofiwg/libfabric#7805; upgrade libfabric.",
+                    [aborted.evidence],
+                )
+                continue
             yield self.finding(
                 f"libfabric's EFA provider dropped every device because one verbs device could "
                 f"not be opened ({aborted.value}): no EFA provider, although EFA devices may be "

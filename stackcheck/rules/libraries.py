@@ -104,6 +104,7 @@ class MultipleNccl(Rule):
     name = "multiple-nccl"
     family = "nccl-multiple"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "PyTorch may load a different NCCL than its own"
     doc = RuleDoc(
         what="Resolves the libnccl.so.2 PyTorch's libtorch_cuda.so would load (RPATH, "
@@ -116,7 +117,9 @@ class MultipleNccl(Rule):
         "config from newer headers (`Invalid config blocking attribute value -2147483648`), "
         "CMake's `link library [libnccl.so] in X may be hidden by files in`; and two "
         "libnccl.so.2 of different releases in different folders outside Python environments "
-        "(`ls -l`, `ldconfig -p`, `find`).",
+        "(`ls -l`, `ldconfig -p`, `find`). A program's own NCCL copy loaded beside PyTorch's "
+        "(vLLM 0.4's `Loading nccl from library ~/.config/vllm/nccl/cu12/libnccl.so.2.18.1`) is "
+        "an info, a warning where the process is then shown dying of a signal.",
         why="A second NCCL on the search path silently wins: the job runs with a version it was "
         "not built or tested with — missing fixes, different tuning, or undefined symbols such "
         "as `ncclCommRegister` depending on import order (pytorch/pytorch#112285, "
@@ -134,6 +137,7 @@ class MultipleNccl(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         nccl = ctx.installations(ComponentName.NCCL)
+        yield from self._private_copy(ctx)
         shadowed = ctx.snapshot.observations("nccl-shadowed")
         if shadowed:
             yield self.finding(
@@ -161,6 +165,29 @@ class MultipleNccl(Rule):
                 )
         said = list(self._observed(ctx, nccl))
         yield from said or self._listed_copies(nccl)
+
+    def _private_copy(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A program's own NCCL copy loaded beside PyTorch's (vLLM 0.4.0-0.4.1 downloaded 2.18.1
+        to ~/.config/vllm/nccl): a design of that release, so advice, unless the process is shown
+        dying of a signal, as it did with a broken copy (vllm-project/vllm#4077)."""
+        private = ctx.snapshot.observations("nccl-private-copy")
+        if not private:
+            return
+        crashed = ctx.snapshot.observations("process-crashed")
+        said = f"A program loads its own NCCL copy ({(private[0].value or '')[:160]})"
+        if crashed:
+            yield self.finding(
+                f"{said}, and the process then died ({crashed[0].value}): remove that copy (or "
+                "upgrade the program) so it loads the NCCL PyTorch ships.",
+                [private[0].evidence, crashed[0].evidence],
+            )
+            return
+        yield self.finding(
+            f"{said} beside the one PyTorch ships: two NCCLs in one process. If the program "
+            "crashes or hangs in NCCL, remove that copy so it loads PyTorch's.",
+            [private[0].evidence],
+            severity=Severity.INFO,
+        )
 
     def _listed_copies(self, nccl: list[Installation]) -> Iterable[Finding]:
         """Two libnccl.so.2 of different releases in different folders outside any Python

@@ -264,6 +264,9 @@ class NcclSocketFallback(Rule):
         snapshot = ctx.snapshot
         ipoib = snapshot.observations("ipoib-interface")
         no_verbs = snapshot.observations("ib-transport-unavailable") if ipoib else []
+        # NCCL starts its socket transport only where the IB one did not: its interface listed
+        # after the verbs library failed is the socket transport in use (sgl-project/sglang#1427).
+        sockets = sockets or (ipoib if no_verbs else [])
         if not sockets or not (infiniband_present(ctx) or named or no_verbs):
             return
         if infiniband_present(ctx):
@@ -275,6 +278,8 @@ class NcclSocketFallback(Rule):
                 f"the socket interface {ipoib[0].value} is IPoIB: NCCL's InfiniBand transport did "
                 f"not start ({no_verbs[0].value}: no verbs library, or no HCA the process sees)."
             )
+        if no_verbs and "verbs" not in why:
+            why += f" Its InfiniBand transport did not start ({no_verbs[0].value})."
         yield self.finding(
             "NCCL runs inter-node traffic over TCP sockets although " + why,
             [

@@ -35,6 +35,7 @@ class PcieLinkDegraded(Rule):
     name = "pcie-link-degraded"
     family = "pcie-link"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "A GPU or NIC PCIe link runs below its capability"
     doc = RuleDoc(
         what="Compares each GPU's and EFA device's PCIe link (sysfs "
@@ -42,7 +43,9 @@ class PcieLinkDegraded(Rule):
         "`lspci -vv` LnkSta) with what the link can do: the lower of the device's own maximum "
         "and the maximum of the port above it. A GPU at 2.5 GT/s is left alone: NVIDIA GPUs "
         "drop to Gen1 when idle and return to full speed under load. NVSwitch links are read "
-        "but not judged: they carry management traffic only.",
+        "but not judged: they carry management traffic only. A `LnkSta:` line pasted without "
+        "its device is taken at lspci's word (`(downgraded)`): a warning, an info where only "
+        "the speed is downgraded and it is 2.5 GT/s.",
         why="A link that trained at x8 instead of x16, or Gen4 instead of Gen5, halves the "
         "bandwidth between the GPU and the host and between the GPU and its EFA devices "
         "(GPUDirect RDMA crosses the PCIe switch): a Gen5 x16 link carries about 63 GB/s each "
@@ -79,6 +82,30 @@ class PcieLinkDegraded(Rule):
                 f"{gpu_label(gpu)}: PCIe link at {link_text(gpu.pcie.speed_gts, gpu.pcie.width)}"
                 f", capable of {link_text(speed, width)}.",
                 gpu.evidence[:2],
+            )
+        if not hardware.devices and not any(g.pcie for g in hardware.gpus):
+            yield from self._lnksta_alone(ctx)
+
+    def _lnksta_alone(self, ctx: CheckContext) -> Iterable[Finding]:
+        """lspci's own verdict on a LnkSta line pasted without its device (janhq/jan#183): a
+        width below the capability, or a speed downgraded above Gen1, trained low; a speed at
+        2.5 GT/s is where an idle GPU rests, so it is advice until read under load."""
+        for said in ctx.snapshot.observations("pcie-link-downgraded")[:1]:
+            value = said.value or ""
+            idle = (
+                value.startswith("Speed 2.5GT/s")
+                and "x16 (downgraded)" not in value
+                and ("Width" not in value or "(downgraded)" not in value.split("Width", 1)[1])
+            )
+            yield self.finding(
+                f"lspci marks a PCIe link as downgraded ({value}), its device not shown"
+                + (
+                    ": at 2.5 GT/s, where an idle GPU rests. Read it again under load."
+                    if idle
+                    else ": it trained below what it can do."
+                ),
+                [said.evidence],
+                severity=Severity.INFO if idle else Severity.WARNING,
             )
 
 

@@ -345,6 +345,14 @@ ObservationKind = Literal[
     "devices-unavailable",  # CUDA error 46: the GPUs are busy (exclusive mode) or unavailable
     "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
     "driver-too-old-stated",  # the report says the driver is too old for the CUDA it needs
+    "setting-tried",  # the report says a setting changed nothing: an experiment, value its name
+    "nccl-private-copy",  # a program loads its own NCCL copy beside PyTorch's (vLLM 0.4's 2.18.1)
+    "process-crashed",  # a shell says the process died of a signal (bus error, segmentation fault)
+    "efa-installer-failed",  # the EFA installer stopped before installing (its own check failed)
+    "p2p-unsupported",  # CUDA: peer access is not supported between two GPUs (error 217)
+    "iommu-off-set",  # a BIOS or boot setting the report lists turns the IOMMU off (IOMMU=Disable)
+    "p2p-restored-stated",  # the report says a run then succeeded without a P2P workaround
+    "pcie-link-downgraded",  # lspci's LnkSta marks the link (downgraded), its device not shown
 ]
 
 

@@ -41,8 +41,11 @@ _PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
 _NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
 # The socket transport's interface (2.2: "NET : Using interface ib0:192.168.11.1<0>", later
 # "NET/Socket : Using [0]ib0:10.0.0.1<0>"): an ib* interface is IPoIB, so the machine has
-# InfiniBand whether or not NCCL uses it.
-_IPOIB = re.compile(r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20}):")
+# InfiniBand whether or not NCCL uses it. A pasted log may hide the address ("[0]ib0.<ip>",
+# sgl-project/sglang#1427); a partition's child interface is ib0.8001.
+_IPOIB = re.compile(
+    r"\bNET(?:/Socket)? ?: Using (?:interface |\[\d{1,2}\])(ib\w{0,20})(?:[:<]|\.[\d<]|\s*$)"
+)
 # NCCL's IB transport listing the HCAs it opened ("NET/IB : Using [0]mlx5_0:1/IB/SHARP",
 # "[0]mlx5_0:1/RoCE [RO]; OOB eno1:..."): the machine has InfiniBand or RoCE.
 _IB_HCAS = re.compile(r"NET/IB ?: Using \[\d{1,2}\]([\w.-]{1,30}):\d{1,2}/(IB|RoCE)\b")

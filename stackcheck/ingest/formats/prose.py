@@ -73,6 +73,23 @@ _WITHOUT = re.compile(
     re.IGNORECASE,
 )
 
+# A setting the reporter says changed nothing ("Same behavior with `NCCL_P2P_DISABLE=1`", "it
+# still hangs even with NCCL_IB_DISABLE=1", "NCCL_P2P_LEVEL=LOC did not help"): an experiment of
+# the diagnosis, set for the run shown but not what the stack runs with.
+_TRIED_BEFORE = re.compile(
+    r"(?:\b(?:same|similar|identical)\s(?:\w{1,12}\s)?(?:behaviou?rs?|errors?|results?|issues?|"
+    r"problems?|hangs?|outputs?|thing)\b|\bno\s(?:change|difference|effect)\b|\beven\b|"
+    r"\bstill\s(?:hangs?|fails?|crash\w{0,2}|stuck|slow|happens?|the\ssame)\b)[^.!?]{0,40}?"
+    r"\b(?:with|when\s(?:setting|using)|after\s(?:setting|adding|exporting))\s{1,4}"
+    r"(?:the\s)?[`'\"]?$",
+    re.IGNORECASE,
+)
+_TRIED_AFTER = re.compile(
+    r"^[`'\"]?[^.!?]{0,30}?(?:\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve)|"
+    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck)\b)",
+    re.IGNORECASE,
+)
+
 
 _DRIVER = re.compile(
     r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?\s?[:=]?\s?(?:v|R)?"
@@ -207,7 +224,15 @@ _SOCKETS_STATED = re.compile(
     r"loaded|picked\sup)\sby\sNCCL\b|"
     # NCCL's own transport names: "fails to use the Net/IB but instead relies on NET/SOCKET".
     r"\bNET/(IB)\b[^.]{0,60}?\b(?:instead|rather)\b[^.]{0,30}?\bNET/Socket\b|"
-    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b",
+    r"\bNET/Socket\b[^.]{0,30}?\b(?:instead\sof|rather\sthan)\s(?:the\s)?NET/(IB)\b|"
+    # The path stated as lost: "NCCL cannot run over EFA on EKS", or an image said to have
+    # stopped shipping the OFI plugin (NVIDIA-NeMo/Megatron-Bridge#5033).
+    r"\bNCCL\s(?:can(?:not|'t)|could(?:\snot|n't)|won't|does(?:\snot|n't)|did(?:\snot|n't))\s"
+    r"(?:run|go|work|communicate|use)\s(?:over\s|on\s|via\s|through\s)?(?:the\s)?"
+    r"(EFA|InfiniBand|RoCE)\b|"
+    r"\b(?:no\slonger\s(?:ships?|includes?|contains?|bundles?)|(?:does|did)(?:n't|\snot)\s"
+    r"(?:ship|include|contain|bundle))\s(?:the\s)?[`*]{0,2}(?:aws-ofi-nccl|OFI)[`*]{0,2}\s"
+    r"(?:net\s)?plugin\b",
     re.IGNORECASE,
 )
 
@@ -228,7 +253,7 @@ def sockets_stated(line: Line) -> list[Fact]:
     for sentence in _SENTENCE.split(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
-            named = found.group(1) or found.group(2) or found.group(3) or found.group(4)
+            named = next((group for group in found.groups() if group), None)
             fabric = "InfiniBand" if named and named.upper() == "IB" else named or "EFA"
             return [ObservationFact(line, "socket-fallback-stated", fabric)]
         fallback = _FALLBACK.search(sentence)
@@ -304,10 +329,18 @@ _GPU_REQUESTED = re.compile(
 )
 
 
+# A BIOS option or boot setting that turns the IOMMU off, as a list of settings gives it
+# ("AMD CBS->NBIO Common option ->IOMMU=Disable", "IOMMU: Disabled"); alone it is a setting,
+# the cause only where the text says the P2P workaround was then dropped (SC1126).
+_IOMMU_OFF_SET = re.compile(r"\bIOMMU\s?[=:]\s?(?:Disabled?|off)\b", re.IGNORECASE)
+
+
 def hardware_path_stated(line: Line) -> list[Fact]:
     """ACS or the IOMMU stated as the cause, GPUDirect RDMA stated as not enabled, an NVLink
     stated down."""
     facts: list[Fact] = []
+    if "OMMU" in line.text.upper() and (off := _IOMMU_OFF_SET.search(line.text)) is not None:
+        facts.append(ObservationFact(line, "iommu-off-set", off.group(0)))
     for sentence in _SENTENCE.split(line.text):
         if "?" in sentence or _SUGGESTION.search(sentence):
             continue
@@ -515,6 +548,33 @@ _GPU_LINE = re.compile(
 )
 
 
+# A data-center GPU named with its count, as a cluster's or as an NVIDIA system's ("H800*8",
+# "8x H100", "8 * A800", "H800 cluster", "HGX-H100"; NVIDIA/nccl#974, #933, #1043): the
+# machines' GPU. A bare name may be a wish or a comparison, so it is not read.
+_GPU_NAME = (
+    r"(?:NVIDIA\s)?(?:A100|A800|H100|H800|H200|H20|B200|B300|GB200|V100|L40S)"
+    r"(?:[- ](?:SXM\d?|PCIe|NVL))?"
+)
+_GPU_COUNTED = re.compile(
+    rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
+    rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
+    rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b|"
+    # NVIDIA's systems by name: "2x HGX-H100 systems", "a DGX A100" (NVIDIA/nccl#1043).
+    rf"\b(?:DGX|HGX)[- ]?({_GPU_NAME})\b"
+)
+
+
+def gpu_counted(line: Line) -> list[Fact]:
+    """A data-center GPU a sentence names with its count or as its cluster's."""
+    text = line.text
+    if "00" not in text and "H20" not in text and "L40S" not in text:
+        return []
+    found = _GPU_COUNTED.search(text)
+    if found is None:
+        return []
+    return [GpuFact(line, next(g for g in found.groups() if g))]
+
+
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
     if "gpu" not in line.text[:16].lower():
@@ -549,6 +609,7 @@ class Prose(Format):
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
                 *gpu_stated(line),
+                *gpu_counted(line),
             )
         ]
 
@@ -561,8 +622,15 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         return facts
     for found in _SETTING.finditer(line.text):
         name = found.group(1)
-        lead = f"{before.strip()} {line.text[: found.start()].lstrip()}"
+        said = line.text[: found.start()]
+        # "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`" (NVIDIA/nccl#841):
+        # the workaround was no longer needed after a change the text names elsewhere.
+        if name == "NCCL_P2P_DISABLE" and _WITHOUT.search(said) and _FIXED.search(said):
+            facts.append(ObservationFact(line, "p2p-restored-stated", found.group(0)))
+        lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
+        if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
+            facts.append(ObservationFact(line, "setting-tried", name))
     return facts
