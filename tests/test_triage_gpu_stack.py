@@ -973,3 +973,27 @@ def test_program_level_xids_and_one_gpu_that_keeps_logging_them(matrix: Matrix) 
     assert findings(matrix, same) == {"SC1117": Severity.INFO}  # one process, four times
     many = "\n".join(one.format(pid) for pid in (1405, 11101, 35521))
     assert findings(matrix, many) == {"SC1117": Severity.WARNING}
+
+
+def test_a_host_said_to_have_no_gpu_or_a_vm_display_makes_no_driver_advice(matrix: Matrix) -> None:
+    """776 (the toolkit's hook on a host "No GPUs are present on"), 779 (PyTorch's "Found no
+    NVIDIA driver" in a VM whose lspci shows only VMware's emulated adapter): no GPU to use, so
+    advice; the same messages with a GPU shown, or a container named, stay errors."""
+    assert findings(matrix, body("776")) == {"SC532": Severity.INFO}
+    assert findings(matrix, body("779")) == {"SC532": Severity.INFO}
+    hook = example("container-cli-driver-not-loaded")
+    for said in (
+        "No GPUs are present on the host",
+        "no NVIDIA GPU is installed in this machine",
+        "00:02.0 VGA compatible controller: VMware SVGA II Adapter",
+        "00:02.0 VGA compatible controller: InnoTek Systemberatung GmbH VirtualBox Graphics Adapter",
+        "00:08.0 VGA compatible controller: Microsoft Corporation Hyper-V virtual VGA",
+    ):
+        assert findings(matrix, f"{hook}\n{said}") == {"SC532": Severity.INFO}, said
+    for said in (
+        "No GPUs are present in the container",
+        "no GPUs are present on the nodes",
+        "00:02.0 VGA compatible controller: VMware SVGA II Adapter\n"
+        "0b:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB] (rev a1)",
+    ):
+        assert findings(matrix, f"{hook}\n{said}").get("SC532") is Severity.ERROR, said

@@ -161,7 +161,11 @@ class NoGpuVisible(Rule):
         snapshot = ctx.snapshot
         # The reporter says the machine has no GPU and nothing in the text shows one, a driver
         # or a container that should pass one: the program, not the stack, needs a CPU path.
-        if cpu and not (ctx.has_nvidia_gpu or snapshot.platform.container or snapshot.run_specs):
+        # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
+        on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
+        if cpu and not (
+            ctx.has_nvidia_gpu or on_bus or snapshot.platform.container or snapshot.run_specs
+        ):
             yield self.finding(
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
