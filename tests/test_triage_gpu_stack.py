@@ -997,3 +997,25 @@ def test_a_host_said_to_have_no_gpu_or_a_vm_display_makes_no_driver_advice(matri
         "0b:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB] (rev a1)",
     ):
         assert findings(matrix, f"{hook}\n{said}").get("SC532") is Severity.ERROR, said
+
+
+def test_a_64k_memlock_limit_said_in_words_with_its_fix(matrix: Matrix) -> None:
+    """773 (Slurm under systemd: "the soft memlock setting is being set to 64K", "necessary to
+    setup unlimited memlock"), 774 (a systemd service: "RLIMIT_MEMLOCK being set to just 64K
+    bytes", "add LimitMEMLOCK=infinity"): the limit with the fix named is the finding; the
+    limit alone is advice, and the setting alone (a healthy unit file) says nothing."""
+    assert loud(matrix, body("773")) == {"SC511": Severity.WARNING}
+    assert loud(matrix, body("774")) == {"SC511": Severity.WARNING}
+    for limit in (
+        "The soft memlock setting is being set to 64K during job start.",
+        "RLIMIT_MEMLOCK was set to just 64K bytes.",
+        "max locked memory is 64 kB in the pod.",
+    ):
+        assert findings(matrix, limit) == {"SC511": Severity.INFO}, limit
+        for fix in (
+            "The fix is to add LimitMEMLOCK=infinity to the service file.",
+            "It is necessary to set unlimited memlock for InfiniBand.",
+        ):
+            assert loud(matrix, f"{limit}\n{fix}") == {"SC511": Severity.WARNING}, (limit, fix)
+    assert findings(matrix, "[Service]\nLimitMEMLOCK=infinity") == {}
+    assert findings(matrix, "The fix is to add LimitMEMLOCK=infinity to the service file.") == {}

@@ -345,7 +345,13 @@ _MEMLOCK_RAISE = re.compile(
     r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b|"
     # "ucx works up until the point it needs ulimit -l to be unlimited" (usernetes#373)
     r"\bneeds?\s(?:the\s)?(?:ulimit\s-l|memlock|RLIMIT_MEMLOCK|locked\smemory(?:\slimit)?)\s"
-    r"(?:to\sbe\s|set\sto\s)?unlimited\b",
+    r"(?:to\sbe\s|set\sto\s)?unlimited\b|"
+    # "it is necessary to setup unlimited memlock" (a Slurm job under systemd's soft limit)
+    r"\b(?:necessary|needed|required|must|need)\s(?:to\s)?(?:set\s?up|set|configure|have|use)\s"
+    r"(?:an?\s)?unlimited\s(?:memlock|locked\smemory|max\slocked)\b|"
+    # the fix said as systemd's unit setting: "add LimitMEMLOCK=infinity to the ... service"
+    r"\b(?:add|adding|added|set|setting|use|using|put)\s(?:\S+\s){0,2}?"
+    r"(?:Default)?LimitMEMLOCK=(?:infinity|unlimited)\b",
     re.IGNORECASE,
 )
 
