@@ -1019,3 +1019,23 @@ def test_a_64k_memlock_limit_said_in_words_with_its_fix(matrix: Matrix) -> None:
             assert loud(matrix, f"{limit}\n{fix}") == {"SC511": Severity.WARNING}, (limit, fix)
     assert findings(matrix, "[Service]\nLimitMEMLOCK=infinity") == {}
     assert findings(matrix, "The fix is to add LimitMEMLOCK=infinity to the service file.") == {}
+
+
+def test_a_gpu_older_or_newer_than_the_build_said_by_tensorflow_or_in_words(matrix: Matrix) -> None:
+    """789: TensorFlow ignoring a Fermi GTX 460 (cc 2.1) below its 3.0 minimum, in its 1.x and
+    2.x wordings (gpu_device.cc); 753: "RTX 50xx requires sm_120" beside torch 2.7.0+cu126, a
+    build without sm_120 (the series' capability, https://developer.nvidia.com/cuda-gpus)."""
+    assert loud(matrix, body("789")) == {"SC202": Severity.ERROR}
+    assert loud(matrix, body("753")).get("SC202") is Severity.ERROR
+    tf2 = (
+        "2021-03-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1757] "
+        "Ignoring visible gpu device (device: 0, name: GeForce GT 730, pci bus id: 0000:01:00.0, "
+        "compute capability: 3.5) with Cuda compute capability 3.5. The minimum required Cuda "
+        "capability is 3.7."
+    )
+    assert loud(matrix, tf2) == {"SC202": Severity.ERROR}
+    said = "RTX 50xx requires sm_120"
+    for torch in ("torch 2.7.0+cu126", "PyTorch version: 2.6.0+cu124"):
+        assert loud(matrix, f"{torch}\n{said}").get("SC202") is Severity.ERROR, torch
+    assert "SC202" not in findings(matrix, f"torch 2.7.0+cu128\n{said}")
+    assert findings(matrix, "Does the RTX 5090 need sm_120?") == {}
