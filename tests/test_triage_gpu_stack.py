@@ -1039,3 +1039,32 @@ def test_a_gpu_older_or_newer_than_the_build_said_by_tensorflow_or_in_words(matr
         assert loud(matrix, f"{torch}\n{said}").get("SC202") is Severity.ERROR, torch
     assert "SC202" not in findings(matrix, f"torch 2.7.0+cu128\n{said}")
     assert findings(matrix, "Does the RTX 5090 need sm_120?") == {}
+
+
+def test_an_uncorrectable_ecc_error_said_in_words(matrix: Matrix) -> None:
+    """783: "GPU is not usable due to Uncorrectable ECC Error" beside a device plugin that calls
+    the GPU healthy; the other ways a report says it, and the ways it says there are none."""
+    assert loud(matrix, body("783")) == {"SC1116": Severity.ERROR}
+    for said in (
+        "The A100 has uncorrectable ECC errors since yesterday.",
+        "One GPU shows 3 uncorrectable ECC errors.",
+        "The job died after an uncorrected memory error.",
+    ):
+        assert loud(matrix, said) == {"SC1116": Severity.ERROR}, said
+    for said in (
+        "nvidia-smi shows no uncorrectable ECC errors.",
+        "Is this due to uncorrectable ECC errors?",
+        "If the GPU has uncorrectable ECC errors, reset it.",
+        "The GPU has 0 uncorrectable ECC errors.",
+    ):
+        assert loud(matrix, said) == {}, said
+
+
+def test_torch_cuda_and_nvcc_said_to_differ(matrix: Matrix) -> None:
+    """746: "my torch.version.cuda is 9.0.176, but my nvcc --version is 10.0" (a torch-scatter
+    build): a warning for extension builds; the same release on both sides says nothing."""
+    assert loud(matrix, body("746")) == {"SC203": Severity.WARNING}
+    assert loud(matrix, "torch.version.cuda = '11.8' and nvcc: release 12.1") == {
+        "SC203": Severity.WARNING
+    }
+    assert loud(matrix, "my torch.version.cuda is 11.8.0, and nvcc --version is 11.8") == {}

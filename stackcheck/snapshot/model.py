@@ -345,6 +345,7 @@ ObservationKind = Literal[
     "devices-unavailable",  # CUDA error 46: the GPUs are busy (exclusive mode) or unavailable
     "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
     "driver-too-old-stated",  # the report says the driver is too old for the CUDA it needs
+    "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
 ]
 
 
