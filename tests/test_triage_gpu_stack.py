@@ -986,7 +986,8 @@ def test_a_host_said_to_have_no_gpu_or_a_vm_display_makes_no_driver_advice(matri
         "No GPUs are present on the host",
         "no NVIDIA GPU is installed in this machine",
         "00:02.0 VGA compatible controller: VMware SVGA II Adapter",
-        "00:02.0 VGA compatible controller: InnoTek Systemberatung GmbH VirtualBox Graphics Adapter",
+        "00:02.0 VGA compatible controller: InnoTek Systemberatung GmbH VirtualBox Graphics "
+        "Adapter",
         "00:08.0 VGA compatible controller: Microsoft Corporation Hyper-V virtual VGA",
     ):
         assert findings(matrix, f"{hook}\n{said}") == {"SC532": Severity.INFO}, said
@@ -1068,3 +1069,60 @@ def test_torch_cuda_and_nvcc_said_to_differ(matrix: Matrix) -> None:
         "SC203": Severity.WARNING
     }
     assert loud(matrix, "my torch.version.cuda is 11.8.0, and nvcc --version is 11.8") == {}
+
+
+PRIVILEGED_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-pod
+spec:
+  containers:
+  - name: cuda
+    image: nvidia/cuda:12.4.1-base-ubuntu22.04
+    securityContext:
+      privileged: {privileged}
+    resources:
+      limits:
+        nvidia.com/gpu: {gpus}
+"""
+
+
+def test_cuda_visible_devices_counts_from_zero_inside_a_container(matrix: Matrix) -> None:
+    """devito#2710 (corpus 790): the host's CUDA_VISIBLE_DEVICES=1 passed into a container given
+    `--gpus device=1`, where that GPU is device 0; compose and a pod limit number the same way."""
+    for spec in (
+        "docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 img python train.py",
+        "docker run --gpus '\"device=2,3\"' -e CUDA_VISIBLE_DEVICES=2,3 img",
+        "docker run --gpus 1 --env CUDA_VISIBLE_DEVICES=3 img",
+        "docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=3 -e CUDA_VISIBLE_DEVICES=3 img",
+        "services:\n  t:\n    image: img\n    environment:\n      - CUDA_VISIBLE_DEVICES=2\n"
+        "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+        "            - driver: nvidia\n              device_ids: ['2']\n"
+        "              capabilities: [gpu]\n",
+    ):
+        assert findings(matrix, spec).get("SC1323") is Severity.ERROR, spec
+    for spec in (
+        "docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=0 img",
+        "docker run --gpus all -e CUDA_VISIBLE_DEVICES=3 img",
+        "docker run --gpus 2 -e CUDA_VISIBLE_DEVICES=1 img",
+        "docker run --gpus 1 -e CUDA_VISIBLE_DEVICES=GPU-5f8c7b1e img",
+        "docker run --runtime=nvidia -e CUDA_VISIBLE_DEVICES=1 img",
+    ):
+        assert "SC1323" not in findings(matrix, spec), spec
+
+
+def test_a_privileged_container_sees_every_gpu(matrix: Matrix) -> None:
+    """kubernetes#81256 (corpus 787): a privileged pod with `nvidia.com/gpu: 1` sees both GPUs
+    of its node. A warning where the host shows more GPUs than asked, advice where it shows
+    none, nothing for the whole host (privileged for EFA on a p5) or without privileges."""
+    pod = PRIVILEGED_POD.format(privileged="true", gpus=1)
+    assert findings(matrix, pod).get("SC1324") is Severity.INFO
+    g5 = f"Instance type: g5.12xlarge\n\n{pod}"  # four A10G
+    assert findings(matrix, g5).get("SC1324") is Severity.WARNING
+    assert findings(matrix, "docker run --privileged --gpus '\"device=0\"' img").get("SC1324") in (
+        Severity.INFO,
+    )
+    assert "SC1324" not in findings(matrix, PRIVILEGED_POD.format(privileged="false", gpus=1))
+    assert "SC1324" not in findings(matrix, "docker run --privileged --gpus all img")
+    p5 = f"instance type: p5.48xlarge\n\n{PRIVILEGED_POD.format(privileged='true', gpus=8)}"
+    assert "SC1324" not in findings(matrix, p5)
