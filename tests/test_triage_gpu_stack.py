@@ -1126,3 +1126,19 @@ def test_a_privileged_container_sees_every_gpu(matrix: Matrix) -> None:
     assert "SC1324" not in findings(matrix, "docker run --privileged --gpus all img")
     p5 = f"instance type: p5.48xlarge\n\n{PRIVILEGED_POD.format(privileged='true', gpus=8)}"
     assert "SC1324" not in findings(matrix, p5)
+
+
+def test_cuda_unavailable_and_a_capability_mismatch_said_in_words(matrix: Matrix) -> None:
+    """645: pip's plain Windows torch wheel and "check whether CUDA is available, then it is
+    not" (a CPU build, SC201); 537: "CUDA Compute Capabilities not math" (the build lacks the
+    GPU's architecture, SC202). Questions and conditions are not read."""
+    assert loud(matrix, body("645")) == {"SC201": Severity.WARNING}
+    assert loud(matrix, body("537")).get("SC202") is Severity.ERROR
+    wheel = "  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)"
+    for said in ("Torch shows cuda not available.", "But CUDA is unavailable in python."):
+        assert loud(matrix, f"{wheel}\n{said}") == {"SC201": Severity.WARNING}, said
+    for said in ("Why is CUDA not available?", "If CUDA is not available, it falls back."):
+        assert loud(matrix, f"{wheel}\n{said}") == {}, said
+    for said in ("The compute capability does not match.", "compute capabilities mismatch"):
+        assert loud(matrix, said) == {"SC202": Severity.ERROR}, said
+    assert loud(matrix, "Does the compute capability not match?") == {}
