@@ -4,6 +4,8 @@ on the other shapes the same kind of text takes, independent of the corpus's exp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report, signatures
@@ -24,6 +26,21 @@ def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
 def severities(matrix: Matrix, rule: str, texts: tuple[str, ...]) -> set[Severity | None]:
     """The severities ``rule`` gets on each text alone (None where it is silent)."""
     return {findings(matrix, text).get(rule) for text in texts}
+
+
+def reads_alike(
+    matrix: Matrix,
+    expected: dict[str, Severity],
+    read: tuple[str, ...],
+    not_read: tuple[str, ...],
+    how: Callable[[Matrix, str], dict[str, Severity]] = findings,
+) -> None:
+    """Each text of ``read`` gets ``expected``; each of ``not_read`` (questions, conditions,
+    denials) gets nothing."""
+    for said in read:
+        assert how(matrix, said) == expected, said
+    for said in not_read:
+        assert how(matrix, said) == {}, said
 
 
 def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: Matrix) -> None:
@@ -242,18 +259,20 @@ def test_a_sentence_that_names_the_missing_gpu_request(matrix: Matrix) -> None:
     """376: "you will also need to set the gpu limits in the resources" (the spec pasted is the
     fixed one). Other shapes of the same statement read alike; a question or a condition not."""
     assert findings(matrix, body("376")) == {"SC531": Severity.WARNING}
-    for said in (
-        "Solved it by adding --gpus all, now nvidia-smi works.",
-        "I forgot to pass --gpus all.",
-        "The pod was started without the nvidia.com/gpu limit.",
-    ):
-        assert findings(matrix, said) == {"SC531": Severity.WARNING}, said
-    for said in (
-        "Do I need to set --gpus all?",
-        "If you run without --gpus all, no GPU is visible.",
-        "We run it with --gpus all on every node.",
-    ):
-        assert findings(matrix, said) == {}, said
+    reads_alike(
+        matrix,
+        {"SC531": Severity.WARNING},
+        (
+            "Solved it by adding --gpus all, now nvidia-smi works.",
+            "I forgot to pass --gpus all.",
+            "The pod was started without the nvidia.com/gpu limit.",
+        ),
+        (
+            "Do I need to set --gpus all?",
+            "If you run without --gpus all, no GPU is visible.",
+            "We run it with --gpus all on every node.",
+        ),
+    )
 
 
 def test_a_sentence_that_says_the_locked_memory_limit_must_be_raised(matrix: Matrix) -> None:
@@ -1046,19 +1065,22 @@ def test_an_uncorrectable_ecc_error_said_in_words(matrix: Matrix) -> None:
     """783: "GPU is not usable due to Uncorrectable ECC Error" beside a device plugin that calls
     the GPU healthy; the other ways a report says it, and the ways it says there are none."""
     assert loud(matrix, body("783")) == {"SC1116": Severity.ERROR}
-    for said in (
-        "The A100 has uncorrectable ECC errors since yesterday.",
-        "One GPU shows 3 uncorrectable ECC errors.",
-        "The job died after an uncorrected memory error.",
-    ):
-        assert loud(matrix, said) == {"SC1116": Severity.ERROR}, said
-    for said in (
-        "nvidia-smi shows no uncorrectable ECC errors.",
-        "Is this due to uncorrectable ECC errors?",
-        "If the GPU has uncorrectable ECC errors, reset it.",
-        "The GPU has 0 uncorrectable ECC errors.",
-    ):
-        assert loud(matrix, said) == {}, said
+    reads_alike(
+        matrix,
+        {"SC1116": Severity.ERROR},
+        (
+            "The A100 has uncorrectable ECC errors since yesterday.",
+            "One GPU shows 3 uncorrectable ECC errors.",
+            "The job died after an uncorrected memory error.",
+        ),
+        (
+            "nvidia-smi shows no uncorrectable ECC errors.",
+            "Is this due to uncorrectable ECC errors?",
+            "If the GPU has uncorrectable ECC errors, reset it.",
+            "The GPU has 0 uncorrectable ECC errors.",
+        ),
+        how=loud,
+    )
 
 
 def test_torch_cuda_and_nvcc_said_to_differ(matrix: Matrix) -> None:
