@@ -1164,3 +1164,23 @@ def test_cuda_unavailable_and_a_capability_mismatch_said_in_words(matrix: Matrix
     for said in ("The compute capability does not match.", "compute capabilities mismatch"):
         assert loud(matrix, said) == {"SC202": Severity.ERROR}, said
     assert loud(matrix, "Does the compute capability not match?") == {}
+
+
+def test_the_kernel_module_failing_to_take_the_gpu(matrix: Matrix) -> None:
+    """NVRM's RmInitAdapter failure (NVIDIA/open-gpu-kernel-modules#789, and the older form
+    without the GPU's address, Bumblebee-Project/Bumblebee#722) and a GPU the release does not
+    support, in the wrapped lines of 2011 (MrMEEE/bumblebee-Old-and-abbandoned#583) and 2023
+    (flatcar/Flatcar#1283): the GPU is unusable (SC532)."""
+    for text in (
+        "[  903.610907] NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)\n"
+        "[  903.611884] NVRM: GPU 0000:98:00.0: rm_init_adapter failed, device minor number 0",
+        "[87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)",
+        "[  652.483304] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1050) installed\n"
+        "[  652.483305] NVRM: in this system is not supported by the 280.13 NVIDIA Linux\n"
+        "[  652.483306] NVRM: graphics driver release.  Please see 'Appendix A -",
+        "[130852.530546] NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:1b38)\n"
+        "                NVRM: installed in this system is not supported by the\n"
+        "                NVRM: NVIDIA 535.104.05 driver release.",
+    ):
+        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
+    assert findings(matrix, "This GPU is not supported by the driver in this system?") == {}
