@@ -1184,3 +1184,16 @@ def test_the_kernel_module_failing_to_take_the_gpu(matrix: Matrix) -> None:
     ):
         assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
     assert findings(matrix, "This GPU is not supported by the driver in this system?") == {}
+
+
+def test_nvml_refused_for_permissions(matrix: Matrix) -> None:
+    """NVML's NVML_ERROR_NO_PERMISSION as nvidia-smi prints it in a container
+    (NVIDIA/nvidia-docker#676) and as the toolkit's hook does (NVIDIA/nvidia-docker#1523)."""
+    hook = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: "
+        "starting container process caused: process_linux.go:495: container init caused: Running "
+        "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+        "initialization error: nvml error: insufficient permissions: unknown."
+    )
+    for text in ("`Failed to initialize NVML: Insufficient Permissions`", hook):
+        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
