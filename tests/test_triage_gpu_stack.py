@@ -1197,3 +1197,20 @@ def test_nvml_refused_for_permissions(matrix: Matrix) -> None:
     )
     for text in ("`Failed to initialize NVML: Insufficient Permissions`", hook):
         assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
+
+
+def test_a_privileged_container_said_to_see_every_gpu(matrix: Matrix) -> None:
+    """787 (kubernetes#81256): "privileged is set true in yaml" and "I can see all two GPU cards
+    in the container" with a one-GPU limit; either statement alone, or denied, says nothing."""
+    assert loud(matrix, body("787")) == {"SC1324": Severity.WARNING}
+    privileged = "We run the pod with `--privileged` for the InfiniBand devices."
+    seen = "Now I can see all 8 GPUs inside the container."
+    assert loud(matrix, f"{privileged}\n{seen}") == {"SC1324": Severity.WARNING}
+    reads_alike(
+        matrix,
+        {},
+        (privileged, seen, f"{privileged}\nI can't see all GPUs in the container."),
+        (),
+        how=loud,
+    )
+    assert loud(matrix, f"The pod is not privileged.\n{seen}") == {}

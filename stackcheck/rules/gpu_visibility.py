@@ -283,7 +283,9 @@ class PrivilegedSeesAllGpus(Rule):
         "and request a number or list of GPUs (`--gpus device=0`, `--gpus 2`, compose "
         "`device_ids`/`count`, a `nvidia.com/gpu` limit): a warning where the host is shown to "
         "have more GPUs (nvidia-smi, the instance type), advice where its GPUs are not shown, "
-        "nothing where the request is the whole host.",
+        "nothing where the request is the whole host. Also a report that says its container "
+        "is privileged and sees all the GPUs (`privileged is set true`, `I can see all two GPU "
+        "cards in the container`).",
         why="A privileged container gets every device node of the host, /dev/nvidia* included, "
         "so CUDA and nvidia-smi see all the node's GPUs: the request no longer isolates it, and "
         "two pods or jobs given one GPU each can land on the same one "
@@ -312,4 +314,14 @@ class PrivilegedSeesAllGpus(Rule):
                 f"({spec.gpus}): a privileged container sees every GPU of the host{more}.",
                 spec_evidence(spec, "privileged", "gpu", "device")[:3],
                 severity=Severity.WARNING if host else Severity.INFO,
+            )
+        privileged = ctx.snapshot.observations("privileged-stated")
+        seen = ctx.snapshot.observations("all-gpus-seen-stated")
+        if privileged and seen and not any(s.privileged for s in ctx.snapshot.run_specs):
+            # Said rather than shown in a spec: privileged, and every GPU seen.
+            yield self.finding(
+                f"The report says the container runs privileged ({privileged[0].value}) and "
+                f"sees all the GPUs ({seen[0].value}): a privileged container gets every GPU "
+                "of the host, whatever it requested.",
+                [privileged[0].evidence, seen[0].evidence],
             )

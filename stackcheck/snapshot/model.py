@@ -346,6 +346,8 @@ ObservationKind = Literal[
     "toolkit-arch-unsupported",  # nvcc or ptxas does not know the GPU's architecture (too old)
     "driver-too-old-stated",  # the report says the driver is too old for the CUDA it needs
     "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
+    "privileged-stated",  # the report says its container or pod runs privileged
+    "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
 ]
 
 
