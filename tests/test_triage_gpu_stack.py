@@ -1214,3 +1214,19 @@ def test_a_privileged_container_said_to_see_every_gpu(matrix: Matrix) -> None:
         how=loud,
     )
     assert loud(matrix, f"The pod is not privileged.\n{seen}") == {}
+
+
+def test_docker_run_named_in_a_sentence_is_no_spec() -> None:
+    """790 (devito#2710): "for `docker run` when using ..." and "for docker run means that ...":
+    the command named, not written, so no container spec (one "without a GPU request")."""
+    assert not read_report(body("790"), "pasted").snapshot.run_specs
+    for prose in (
+        "Cannot set `--env CUDA_VISIBLE_DEVICES` for `docker run` when using `--gpus`.",
+        "setting --env CUDA_VISIBLE_DEVICES for docker run means that the env is passed.",
+    ):
+        assert not read_report(prose, "pasted").snapshot.run_specs, prose
+    for command in (
+        "docker run ubuntu nvidia-smi",
+        "`docker run --gpus all nvidia/cuda:12.4.1-base`",
+    ):
+        assert read_report(command, "pasted").snapshot.run_specs, command
