@@ -200,43 +200,8 @@ def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
 
 # Words that follow "docker run" in a sentence about it, where an image would stand in a command.
 _PROSE_WORDS = frozenset(
-    [
-        "means",
-        "when",
-        "with",
-        "without",
-        "and",
-        "or",
-        "but",
-        "to",
-        "is",
-        "was",
-        "will",
-        "would",
-        "does",
-        "did",
-        "can",
-        "could",
-        "fails",
-        "failed",
-        "works",
-        "worked",
-        "command",
-        "commands",
-        "which",
-        "that",
-        "then",
-        "as",
-        "in",
-        "on",
-        "for",
-        "of",
-        "the",
-        "a",
-        "an",
-        "it",
-        "this",
-    ]
+    "means when with without and or but to is was will would does did can could fails failed "  # noqa: SIM905
+    "works worked command commands which that then as in on for of the a an it this".split()
 )
 
 
