@@ -1008,11 +1008,14 @@ def test_a_host_said_to_have_no_gpu_or_a_vm_display_makes_no_driver_advice(matri
         "00:02.0 VGA compatible controller: InnoTek Systemberatung GmbH VirtualBox Graphics "
         "Adapter",
         "00:08.0 VGA compatible controller: Microsoft Corporation Hyper-V virtual VGA",
+        "00:02.0 VGA compatible controller: Device 1234:1111 (rev 02)",
+        "The build server has no GPU.",
     ):
         assert findings(matrix, f"{hook}\n{said}") == {"SC532": Severity.INFO}, said
     for said in (
         "No GPUs are present in the container",
         "no GPUs are present on the nodes",
+        "03:00.0 VGA compatible controller: ASPEED Technology, Inc. ASPEED Graphics Family",
         "00:02.0 VGA compatible controller: VMware SVGA II Adapter\n"
         "0b:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB] (rev a1)",
     ):

@@ -167,6 +167,8 @@ _CPU = re.compile(
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
     # "No GPUs are present on the host" (ray#11418): the host, not a container or a node of
     # a cluster; any word after "the" so a typo of "host" still reads.
+    r"\b(?:machine|laptop|computer|pc|server|host|system|vm)\s(?:has|had)\sno\s(?:nvidia\s|cuda\s)?"
+    r"(?:gpus?|graphics\scards?)\b|"
     r"\bno\s(?:nvidia\s)?gpus?\s(?:are|is|were|was)\s(?:present|installed|attached)\s"
     r"(?:on|in)\s(?:the|this|my|our)\s(?!containers?\b|pods?\b|nodes?\b|images?\b)\w+|"
     r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?)\s(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
