@@ -1233,3 +1233,20 @@ def test_docker_run_named_in_a_sentence_is_no_spec() -> None:
         "`docker run --gpus all nvidia/cuda:12.4.1-base`",
     ):
         assert read_report(command, "pasted").snapshot.run_specs, command
+
+
+def test_memlock_limits_as_proc_limits_and_intel_mpi_print_them(matrix: Matrix) -> None:
+    """/proc/PID/limits of slurmctld with a 64 KiB locked-memory limit in bytes
+    (clustervision/trinity#498): the limit (SC511, a warning once RDMA is named); Intel MPI's
+    `DAPL startup: RLIMIT_MEMLOCK too small` per rank (firemodels/fds#6023): SC1321."""
+    limits = (
+        "Limit                     Soft Limit           Hard Limit           Units     \n"
+        "Max locked memory         65536                65536                bytes     "
+    )
+    assert findings(matrix, limits) == {"SC511": Severity.INFO}
+    unlimited = limits.replace("65536                65536", "unlimited            unlimited")
+    assert findings(matrix, unlimited) == {}
+    fix = "It is necessary to set unlimited memlock for InfiniBand."
+    assert loud(matrix, f"{limits}\n{fix}") == {"SC511": Severity.WARNING}
+    dapl = "[0] DAPL startup: RLIMIT_MEMLOCK too small\n[1] DAPL startup: RLIMIT_MEMLOCK too small"
+    assert loud(matrix, dapl) == {"SC1321": Severity.WARNING}
