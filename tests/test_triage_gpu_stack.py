@@ -1250,3 +1250,16 @@ def test_memlock_limits_as_proc_limits_and_intel_mpi_print_them(matrix: Matrix) 
     assert loud(matrix, f"{limits}\n{fix}") == {"SC511": Severity.WARNING}
     dapl = "[0] DAPL startup: RLIMIT_MEMLOCK too small\n[1] DAPL startup: RLIMIT_MEMLOCK too small"
     assert loud(matrix, dapl) == {"SC1321": Severity.WARNING}
+
+
+def test_the_container_hook_failing_at_ldconfig(matrix: Matrix) -> None:
+    """libnvidia-container's ldcache errors: an ldconfig path that does not exist
+    (hekmak/Conf-net#5) and one that fails (NVIDIA/nvidia-container-toolkit#147)."""
+    failed = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: "
+        "starting container process caused: process_linux.go:545: container init caused: Running "
+        "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+        "ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown."
+    )
+    assert loud(matrix, failed) == {"SC532": Severity.ERROR}
+    assert loud(matrix, example("container-cli-ldcache-error")) == {"SC532": Severity.ERROR}
