@@ -1163,7 +1163,11 @@ def test_cuda_unavailable_and_a_capability_mismatch_said_in_words(matrix: Matrix
     wheel = "  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)"
     for said in ("Torch shows cuda not available.", "But CUDA is unavailable in python."):
         assert loud(matrix, f"{wheel}\n{said}") == {"SC201": Severity.WARNING}, said
-    for said in ("Why is CUDA not available?", "If CUDA is not available, it falls back."):
+    for said in (
+        "Why is CUDA not available?",
+        "If CUDA is not available, it falls back.",
+        "WARNING: CUDA not available, using CPU instead.",
+    ):
         assert loud(matrix, f"{wheel}\n{said}") == {}, said
     for said in ("The compute capability does not match.", "compute capabilities mismatch"):
         assert loud(matrix, said) == {"SC202": Severity.ERROR}, said
