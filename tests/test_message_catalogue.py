@@ -44,7 +44,7 @@ def test_each_signature_reads_its_real_example(signature: signatures.Signature) 
         elif spec["kind"] in ("mig-mode", "persistence-mode"):
             assert isinstance(fact, GpuHealthFact) and fact.health.bus_id
             assert (fact.health.mig_mode, fact.health.persistence_mode) != (None, None)
-        elif spec["kind"] in ("peermem", "memlock-kb", "shm-gib"):
+        elif spec["kind"] in ("peermem", "memlock-kb", "memlock-bytes", "shm-gib"):
             assert isinstance(fact, RuntimeFact)
         elif spec["kind"] == "nccl-loaded":
             assert isinstance(fact, ObservationFact) and re.match(

@@ -4,6 +4,8 @@ on the other shapes the same kind of text takes, independent of the corpus's exp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report, signatures
@@ -24,6 +26,21 @@ def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
 def severities(matrix: Matrix, rule: str, texts: tuple[str, ...]) -> set[Severity | None]:
     """The severities ``rule`` gets on each text alone (None where it is silent)."""
     return {findings(matrix, text).get(rule) for text in texts}
+
+
+def reads_alike(
+    matrix: Matrix,
+    expected: dict[str, Severity],
+    read: tuple[str, ...],
+    not_read: tuple[str, ...],
+    how: Callable[[Matrix, str], dict[str, Severity]] = findings,
+) -> None:
+    """Each text of ``read`` gets ``expected``; each of ``not_read`` (questions, conditions,
+    denials) gets nothing."""
+    for said in read:
+        assert how(matrix, said) == expected, said
+    for said in not_read:
+        assert how(matrix, said) == {}, said
 
 
 def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: Matrix) -> None:
@@ -242,18 +259,20 @@ def test_a_sentence_that_names_the_missing_gpu_request(matrix: Matrix) -> None:
     """376: "you will also need to set the gpu limits in the resources" (the spec pasted is the
     fixed one). Other shapes of the same statement read alike; a question or a condition not."""
     assert findings(matrix, body("376")) == {"SC531": Severity.WARNING}
-    for said in (
-        "Solved it by adding --gpus all, now nvidia-smi works.",
-        "I forgot to pass --gpus all.",
-        "The pod was started without the nvidia.com/gpu limit.",
-    ):
-        assert findings(matrix, said) == {"SC531": Severity.WARNING}, said
-    for said in (
-        "Do I need to set --gpus all?",
-        "If you run without --gpus all, no GPU is visible.",
-        "We run it with --gpus all on every node.",
-    ):
-        assert findings(matrix, said) == {}, said
+    reads_alike(
+        matrix,
+        {"SC531": Severity.WARNING},
+        (
+            "Solved it by adding --gpus all, now nvidia-smi works.",
+            "I forgot to pass --gpus all.",
+            "The pod was started without the nvidia.com/gpu limit.",
+        ),
+        (
+            "Do I need to set --gpus all?",
+            "If you run without --gpus all, no GPU is visible.",
+            "We run it with --gpus all on every node.",
+        ),
+    )
 
 
 def test_a_sentence_that_says_the_locked_memory_limit_must_be_raised(matrix: Matrix) -> None:
@@ -973,3 +992,279 @@ def test_program_level_xids_and_one_gpu_that_keeps_logging_them(matrix: Matrix) 
     assert findings(matrix, same) == {"SC1117": Severity.INFO}  # one process, four times
     many = "\n".join(one.format(pid) for pid in (1405, 11101, 35521))
     assert findings(matrix, many) == {"SC1117": Severity.WARNING}
+
+
+def test_a_host_said_to_have_no_gpu_or_a_vm_display_makes_no_driver_advice(matrix: Matrix) -> None:
+    """776 (the toolkit's hook on a host "No GPUs are present on"), 779 (PyTorch's "Found no
+    NVIDIA driver" in a VM whose lspci shows only VMware's emulated adapter): no GPU to use, so
+    advice; the same messages with a GPU shown, or a container named, stay errors."""
+    assert findings(matrix, body("776")) == {"SC532": Severity.INFO}
+    assert findings(matrix, body("779")) == {"SC532": Severity.INFO}
+    hook = example("container-cli-driver-not-loaded")
+    no_gpu = (
+        "No GPUs are present on the host",
+        "no NVIDIA GPU is installed in this machine",
+        "00:02.0 VGA compatible controller: VMware SVGA II Adapter",
+        "00:02.0 VGA compatible controller: InnoTek Systemberatung GmbH VirtualBox Graphics "
+        "Adapter",
+        "00:08.0 VGA compatible controller: Microsoft Corporation Hyper-V virtual VGA",
+        "00:02.0 VGA compatible controller: Device 1234:1111 (rev 02)",
+        "The build server has no GPU.",
+    )
+    assert severities(matrix, "SC532", tuple(f"{hook}\n{s}" for s in no_gpu)) == {Severity.INFO}
+    not_gpu_less = (
+        "No GPUs are present in the container",
+        "no GPUs are present on the nodes",
+        "03:00.0 VGA compatible controller: ASPEED Technology, Inc. ASPEED Graphics Family",
+        "00:02.0 VGA compatible controller: VMware SVGA II Adapter\n"
+        "0b:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB] (rev a1)",
+    )
+    texts = tuple(f"{hook}\n{s}" for s in not_gpu_less)
+    assert severities(matrix, "SC532", texts) == {Severity.ERROR}
+
+
+def test_a_64k_memlock_limit_said_in_words_with_its_fix(matrix: Matrix) -> None:
+    """773 (Slurm under systemd: "the soft memlock setting is being set to 64K", "necessary to
+    setup unlimited memlock"), 774 (a systemd service: "RLIMIT_MEMLOCK being set to just 64K
+    bytes", "add LimitMEMLOCK=infinity"): the limit with the fix named is the finding; the
+    limit alone is advice, and the setting alone (a healthy unit file) says nothing."""
+    assert loud(matrix, body("773")) == {"SC511": Severity.WARNING}
+    assert loud(matrix, body("774")) == {"SC511": Severity.WARNING}
+    for limit in (
+        "The soft memlock setting is being set to 64K during job start.",
+        "RLIMIT_MEMLOCK was set to just 64K bytes.",
+        "max locked memory is 64 kB in the pod.",
+    ):
+        assert findings(matrix, limit) == {"SC511": Severity.INFO}, limit
+        for fix in (
+            "The fix is to add LimitMEMLOCK=infinity to the service file.",
+            "It is necessary to set unlimited memlock for InfiniBand.",
+        ):
+            assert loud(matrix, f"{limit}\n{fix}") == {"SC511": Severity.WARNING}, (limit, fix)
+    assert findings(matrix, "[Service]\nLimitMEMLOCK=infinity") == {}
+    assert findings(matrix, "The fix is to add LimitMEMLOCK=infinity to the service file.") == {}
+
+
+def test_a_gpu_older_or_newer_than_the_build_said_by_tensorflow_or_in_words(matrix: Matrix) -> None:
+    """789: TensorFlow ignoring a Fermi GTX 460 (cc 2.1) below its 3.0 minimum, in its 1.x and
+    2.x wordings (gpu_device.cc); 753: "RTX 50xx requires sm_120" beside torch 2.7.0+cu126, a
+    build without sm_120 (the series' capability, https://developer.nvidia.com/cuda-gpus)."""
+    assert loud(matrix, body("789")) == {"SC202": Severity.ERROR}
+    assert loud(matrix, body("753")).get("SC202") is Severity.ERROR
+    tf2 = (
+        "2021-03-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1757] "
+        "Ignoring visible gpu device (device: 0, name: GeForce GT 730, pci bus id: 0000:01:00.0, "
+        "compute capability: 3.5) with Cuda compute capability 3.5. The minimum required Cuda "
+        "capability is 3.7."
+    )
+    assert loud(matrix, tf2) == {"SC202": Severity.ERROR}
+    said = "RTX 50xx requires sm_120"
+    for torch in ("torch 2.7.0+cu126", "PyTorch version: 2.6.0+cu124"):
+        assert loud(matrix, f"{torch}\n{said}").get("SC202") is Severity.ERROR, torch
+    assert "SC202" not in findings(matrix, f"torch 2.7.0+cu128\n{said}")
+    assert findings(matrix, "Does the RTX 5090 need sm_120?") == {}
+
+
+def test_an_uncorrectable_ecc_error_said_in_words(matrix: Matrix) -> None:
+    """783: "GPU is not usable due to Uncorrectable ECC Error" beside a device plugin that calls
+    the GPU healthy; the other ways a report says it, and the ways it says there are none."""
+    assert loud(matrix, body("783")) == {"SC1116": Severity.ERROR}
+    reads_alike(
+        matrix,
+        {"SC1116": Severity.ERROR},
+        (
+            "The A100 has uncorrectable ECC errors since yesterday.",
+            "One GPU shows 3 uncorrectable ECC errors.",
+            "The job died after an uncorrected memory error.",
+        ),
+        (
+            "nvidia-smi shows no uncorrectable ECC errors.",
+            "Is this due to uncorrectable ECC errors?",
+            "If the GPU has uncorrectable ECC errors, reset it.",
+            "The GPU has 0 uncorrectable ECC errors.",
+        ),
+        how=loud,
+    )
+
+
+def test_torch_cuda_and_nvcc_said_to_differ(matrix: Matrix) -> None:
+    """746: "my torch.version.cuda is 9.0.176, but my nvcc --version is 10.0" (a torch-scatter
+    build): a warning for extension builds; the same release on both sides says nothing."""
+    assert loud(matrix, body("746")) == {"SC203": Severity.WARNING}
+    assert loud(matrix, "torch.version.cuda = '11.8' and nvcc: release 12.1") == {
+        "SC203": Severity.WARNING
+    }
+    assert loud(matrix, "my torch.version.cuda is 11.8.0, and nvcc --version is 11.8") == {}
+
+
+PRIVILEGED_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-pod
+spec:
+  containers:
+  - name: cuda
+    image: nvidia/cuda:12.4.1-base-ubuntu22.04
+    securityContext:
+      privileged: {privileged}
+    resources:
+      limits:
+        nvidia.com/gpu: {gpus}
+"""
+
+
+def test_cuda_visible_devices_counts_from_zero_inside_a_container(matrix: Matrix) -> None:
+    """devito#2710 (corpus 790): the host's CUDA_VISIBLE_DEVICES=1 passed into a container given
+    `--gpus device=1`, where that GPU is device 0; compose and a pod limit number the same way."""
+    for spec in (
+        "docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 img python train.py",
+        "docker run --gpus '\"device=2,3\"' -e CUDA_VISIBLE_DEVICES=2,3 img",
+        "docker run --gpus 1 --env CUDA_VISIBLE_DEVICES=3 img",
+        "docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=3 -e CUDA_VISIBLE_DEVICES=3 img",
+        "services:\n  t:\n    image: img\n    environment:\n      - CUDA_VISIBLE_DEVICES=2\n"
+        "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+        "            - driver: nvidia\n              device_ids: ['2']\n"
+        "              capabilities: [gpu]\n",
+    ):
+        assert findings(matrix, spec).get("SC1323") is Severity.ERROR, spec
+    for spec in (
+        "docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=0 img",
+        "docker run --gpus all -e CUDA_VISIBLE_DEVICES=3 img",
+        "docker run --gpus 2 -e CUDA_VISIBLE_DEVICES=1 img",
+        "docker run --gpus 1 -e CUDA_VISIBLE_DEVICES=GPU-5f8c7b1e img",
+        "docker run --runtime=nvidia -e CUDA_VISIBLE_DEVICES=1 img",
+    ):
+        assert "SC1323" not in findings(matrix, spec), spec
+
+
+def test_a_privileged_container_sees_every_gpu(matrix: Matrix) -> None:
+    """kubernetes#81256 (corpus 787): a privileged pod with `nvidia.com/gpu: 1` sees both GPUs
+    of its node. A warning where the host shows more GPUs than asked, advice where it shows
+    none, nothing for the whole host (privileged for EFA on a p5) or without privileges."""
+    pod = PRIVILEGED_POD.format(privileged="true", gpus=1)
+    assert findings(matrix, pod).get("SC1324") is Severity.INFO
+    g5 = f"Instance type: g5.12xlarge\n\n{pod}"  # four A10G
+    assert findings(matrix, g5).get("SC1324") is Severity.WARNING
+    assert findings(matrix, "docker run --privileged --gpus '\"device=0\"' img").get("SC1324") in (
+        Severity.INFO,
+    )
+    assert "SC1324" not in findings(matrix, PRIVILEGED_POD.format(privileged="false", gpus=1))
+    assert "SC1324" not in findings(matrix, "docker run --privileged --gpus all img")
+    p5 = f"instance type: p5.48xlarge\n\n{PRIVILEGED_POD.format(privileged='true', gpus=8)}"
+    assert "SC1324" not in findings(matrix, p5)
+
+
+def test_cuda_unavailable_and_a_capability_mismatch_said_in_words(matrix: Matrix) -> None:
+    """645: pip's plain Windows torch wheel and "check whether CUDA is available, then it is
+    not" (a CPU build, SC201); 537: "CUDA Compute Capabilities not math" (the build lacks the
+    GPU's architecture, SC202). Questions and conditions are not read."""
+    assert loud(matrix, body("645")) == {"SC201": Severity.WARNING}
+    assert loud(matrix, body("537")).get("SC202") is Severity.ERROR
+    wheel = "  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)"
+    for said in ("Torch shows cuda not available.", "But CUDA is unavailable in python."):
+        assert loud(matrix, f"{wheel}\n{said}") == {"SC201": Severity.WARNING}, said
+    for said in (
+        "Why is CUDA not available?",
+        "If CUDA is not available, it falls back.",
+        "WARNING: CUDA not available, using CPU instead.",
+    ):
+        assert loud(matrix, f"{wheel}\n{said}") == {}, said
+    for said in ("The compute capability does not match.", "compute capabilities mismatch"):
+        assert loud(matrix, said) == {"SC202": Severity.ERROR}, said
+    assert loud(matrix, "Does the compute capability not match?") == {}
+
+
+def test_the_kernel_module_failing_to_take_the_gpu(matrix: Matrix) -> None:
+    """NVRM's RmInitAdapter failure (NVIDIA/open-gpu-kernel-modules#789, and the older form
+    without the GPU's address, Bumblebee-Project/Bumblebee#722) and a GPU the release does not
+    support, in the wrapped lines of 2011 (MrMEEE/bumblebee-Old-and-abbandoned#583) and 2023
+    (flatcar/Flatcar#1283): the GPU is unusable (SC532)."""
+    for text in (
+        "[  903.610907] NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)\n"
+        "[  903.611884] NVRM: GPU 0000:98:00.0: rm_init_adapter failed, device minor number 0",
+        "[87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)",
+        "[  652.483304] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1050) installed\n"
+        "[  652.483305] NVRM: in this system is not supported by the 280.13 NVIDIA Linux\n"
+        "[  652.483306] NVRM: graphics driver release.  Please see 'Appendix A -",
+        "[130852.530546] NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:1b38)\n"
+        "                NVRM: installed in this system is not supported by the\n"
+        "                NVRM: NVIDIA 535.104.05 driver release.",
+    ):
+        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
+    assert findings(matrix, "This GPU is not supported by the driver in this system?") == {}
+
+
+def test_nvml_refused_for_permissions(matrix: Matrix) -> None:
+    """NVML's NVML_ERROR_NO_PERMISSION as nvidia-smi prints it in a container
+    (NVIDIA/nvidia-docker#676) and as the toolkit's hook does (NVIDIA/nvidia-docker#1523)."""
+    hook = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: "
+        "starting container process caused: process_linux.go:495: container init caused: Running "
+        "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+        "initialization error: nvml error: insufficient permissions: unknown."
+    )
+    for text in ("`Failed to initialize NVML: Insufficient Permissions`", hook):
+        assert loud(matrix, text) == {"SC532": Severity.ERROR}, text
+
+
+def test_a_privileged_container_said_to_see_every_gpu(matrix: Matrix) -> None:
+    """787 (kubernetes#81256): "privileged is set true in yaml" and "I can see all two GPU cards
+    in the container" with a one-GPU limit; either statement alone, or denied, says nothing."""
+    assert loud(matrix, body("787")) == {"SC1324": Severity.WARNING}
+    privileged = "We run the pod with `--privileged` for the InfiniBand devices."
+    seen = "Now I can see all 8 GPUs inside the container."
+    assert loud(matrix, f"{privileged}\n{seen}") == {"SC1324": Severity.WARNING}
+    reads_alike(
+        matrix,
+        {},
+        (privileged, seen, f"{privileged}\nI can't see all GPUs in the container."),
+        (),
+        how=loud,
+    )
+    assert loud(matrix, f"The pod is not privileged.\n{seen}") == {}
+
+
+def test_docker_run_named_in_a_sentence_is_no_spec() -> None:
+    """790 (devito#2710): "for `docker run` when using ..." and "for docker run means that ...":
+    the command named, not written, so no container spec (one "without a GPU request")."""
+    assert not read_report(body("790"), "pasted").snapshot.run_specs
+    for prose in (
+        "Cannot set `--env CUDA_VISIBLE_DEVICES` for `docker run` when using `--gpus`.",
+        "setting --env CUDA_VISIBLE_DEVICES for docker run means that the env is passed.",
+    ):
+        assert not read_report(prose, "pasted").snapshot.run_specs, prose
+    for command in (
+        "docker run ubuntu nvidia-smi",
+        "`docker run --gpus all nvidia/cuda:12.4.1-base`",
+    ):
+        assert read_report(command, "pasted").snapshot.run_specs, command
+
+
+def test_memlock_limits_as_proc_limits_and_intel_mpi_print_them(matrix: Matrix) -> None:
+    """/proc/PID/limits of slurmctld with a 64 KiB locked-memory limit in bytes
+    (clustervision/trinity#498): the limit (SC511, a warning once RDMA is named); Intel MPI's
+    `DAPL startup: RLIMIT_MEMLOCK too small` per rank (firemodels/fds#6023): SC1321."""
+    limits = (
+        "Limit                     Soft Limit           Hard Limit           Units     \n"
+        "Max locked memory         65536                65536                bytes     "
+    )
+    assert findings(matrix, limits) == {"SC511": Severity.INFO}
+    unlimited = limits.replace("65536                65536", "unlimited            unlimited")
+    assert findings(matrix, unlimited) == {}
+    fix = "It is necessary to set unlimited memlock for InfiniBand."
+    assert loud(matrix, f"{limits}\n{fix}") == {"SC511": Severity.WARNING}
+    dapl = "[0] DAPL startup: RLIMIT_MEMLOCK too small\n[1] DAPL startup: RLIMIT_MEMLOCK too small"
+    assert loud(matrix, dapl) == {"SC1321": Severity.WARNING}
+
+
+def test_the_container_hook_failing_at_ldconfig(matrix: Matrix) -> None:
+    """libnvidia-container's ldcache errors: an ldconfig path that does not exist
+    (hekmak/Conf-net#5) and one that fails (NVIDIA/nvidia-container-toolkit#147)."""
+    failed = (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: "
+        "starting container process caused: process_linux.go:545: container init caused: Running "
+        "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+        "ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown."
+    )
+    assert loud(matrix, failed) == {"SC532": Severity.ERROR}
+    assert loud(matrix, example("container-cli-ldcache-error")) == {"SC532": Severity.ERROR}

@@ -58,6 +58,7 @@ _FACT_KINDS = frozenset(
         "instance",
         "peermem",
         "memlock-kb",
+        "memlock-bytes",
         "xid",
         "shm-gib",
         "mig-mode",
@@ -154,6 +155,9 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
     if kind == "memlock-kb":
         # a limit stated in KiB, as ulimit -l and UCX print it
         return RuntimeFact(line, "memlock_bytes", int(value) << 10)
+    if kind == "memlock-bytes":
+        # a limit stated in bytes, as /proc/PID/limits and getrlimit print it
+        return RuntimeFact(line, "memlock_bytes", int(value))
     if kind == "persistence-mode":
         # `bus`: the GPU's PCI address; `value`: "Enabled" or "Disabled"
         bus = _fill(spec["bus"], groups)

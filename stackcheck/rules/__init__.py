@@ -57,6 +57,8 @@ from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
     NoGpuVisible,
+    PrivilegedSeesAllGpus,
+    VisibleDeviceBeyondContainer,
 )
 from stackcheck.rules.hardware_drift import HardwarePathDrift
 from stackcheck.rules.image_metadata import (
@@ -182,6 +184,8 @@ RULES: tuple[Rule, ...] = (
     OfiTopologyFileInvalid(),
     NcclSettingStatedCause(),
     ComputeModeExclusive(),
+    VisibleDeviceBeyondContainer(),
+    PrivilegedSeesAllGpus(),
 )
 
 

@@ -97,9 +97,9 @@ class GpuMemoryErrors(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         reported = ctx.snapshot.observations("ecc-uncorrectable")
         if reported and not any(_memory_problems(g)[1] for g in ctx.snapshot.hardware.gpus):
-            # CUDA's own error 214, where no ECC counter of the GPU was shown.
+            # CUDA's own error 214 (or the report's words), where no ECC counter was shown.
             yield self.finding(
-                "A GPU's memory had an uncorrectable ECC error, as CUDA reported: "
+                "A GPU's memory had an uncorrectable ECC error, as the text reports: "
                 f"{(reported[0].value or '')[:100]}.",
                 [o.evidence for o in reported[:2]],
             )

@@ -9,7 +9,7 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
-from stackcheck.snapshot.model import ComponentName, Observation
+from stackcheck.snapshot.model import ComponentName, Observation, RunSpec
 
 
 def parallelism(command: str | None) -> int | None:
@@ -161,7 +161,11 @@ class NoGpuVisible(Rule):
         snapshot = ctx.snapshot
         # The reporter says the machine has no GPU and nothing in the text shows one, a driver
         # or a container that should pass one: the program, not the stack, needs a CPU path.
-        if cpu and not (ctx.has_nvidia_gpu or snapshot.platform.container or snapshot.run_specs):
+        # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
+        on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
+        if cpu and not (
+            ctx.has_nvidia_gpu or on_bus or snapshot.platform.container or snapshot.run_specs
+        ):
             yield self.finding(
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
@@ -204,4 +208,120 @@ class FewerGpusThanParallelism(Rule):
                 f"The {spec.kind} spec exposes {spec.gpu_count} GPU(s) but its command asks for "
                 f"{wanted}.",
                 spec_evidence(spec, "gpu", "device", "visible", "count", "parallel", "nproc")[:4],
+            )
+
+
+_DEVICE_LIST = re.compile(r"device(?:=|_ids\s?)\[?([\w'\", -]{1,200})")
+_COUNT = re.compile(r"(?:nvidia\.com/gpu:\s?|count\s|gpus:\s|^)['\"]?(\d{1,3})")
+
+
+def granted_gpus(spec: RunSpec) -> int | None:
+    """GPUs the spec's own request gives (``--gpus device=1``, ``--gpus 2``, compose
+    ``device_ids``/``count``, a ``nvidia.com/gpu`` limit, the runtime's NVIDIA_VISIBLE_DEVICES),
+    whatever CUDA_VISIBLE_DEVICES adds;
+    None for ``all``, a runtime alone, or nothing countable."""
+    request = spec.gpus or ""
+    listed = _DEVICE_LIST.search(request)
+    if listed is not None:
+        ids = [i for i in re.split(r"[,\s]+", listed.group(1).strip("[]'\" ")) if i.strip("'\"")]
+        return len(ids) or None
+    counted = _COUNT.search(request.strip())
+    if counted is not None and "," not in request:
+        return int(counted.group(1))
+    # The nvidia runtime exposes what NVIDIA_VISIBLE_DEVICES lists (indices on the host).
+    ids = spec.env.get("NVIDIA_VISIBLE_DEVICES", "").split(",")
+    return len(ids) if all(i.strip().isdigit() for i in ids) else None
+
+
+class VisibleDeviceBeyondContainer(Rule):
+    id = "SC1323"
+    name = "visible-device-beyond-container"
+    family = "gpu-visibility"
+    severity = Severity.ERROR
+    title = "CUDA_VISIBLE_DEVICES names a GPU the container does not have"
+    doc = RuleDoc(
+        what="Compares the indices a container spec's `CUDA_VISIBLE_DEVICES` names with the "
+        "GPUs its own request gives (`--gpus device=1`, `--gpus 2`, compose `device_ids` or "
+        "`count`, a `nvidia.com/gpu` limit).",
+        why="Inside a container the GPUs it was given are numbered from 0, whatever their "
+        "numbers on the host: `--gpus device=1` shows the host's GPU 1 as device 0, so "
+        "`CUDA_VISIBLE_DEVICES=1` (the host's number passed on) names no device and CUDA finds "
+        "none (`no CUDA-capable device is detected`) or fewer than meant.",
+        example="`docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 ...` (devitocodes/devito's "
+        "CI, whose fix dropped the --env).",
+        fix="Choose the GPUs with the request alone (`--gpus device=1`, `NVIDIA_VISIBLE_DEVICES`) "
+        "and leave CUDA_VISIBLE_DEVICES unset in the container, or number from 0 within it.",
+        references=("https://github.com/devitocodes/devito/pull/2710",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for spec in ctx.snapshot.run_specs:
+            visible = spec.env.get("CUDA_VISIBLE_DEVICES", "")
+            granted = granted_gpus(spec)
+            ids = [i.strip() for i in visible.split(",") if i.strip()]
+            if granted is None or not ids or not all(i.isdigit() for i in ids):
+                continue  # "all", nothing countable, or UUIDs/MIG names (not indices)
+            beyond = [i for i in ids if int(i) >= granted]
+            if beyond:
+                yield self.finding(
+                    f"The {spec.kind} spec gives the container {granted} GPU(s), numbered from 0 "
+                    f"inside it, but CUDA_VISIBLE_DEVICES={visible} names GPU "
+                    f"{', '.join(beyond)}: CUDA finds no such device.",
+                    spec_evidence(spec, "CUDA_VISIBLE_DEVICES", "gpu", "device")[:3],
+                )
+
+
+class PrivilegedSeesAllGpus(Rule):
+    id = "SC1324"
+    name = "privileged-sees-all-gpus"
+    family = "gpu-visibility"
+    severity = Severity.WARNING
+    lowest = Severity.INFO
+    title = "A privileged container sees every GPU, whatever it requested"
+    doc = RuleDoc(
+        what="Finds container specs that are privileged (`--privileged`, `privileged: true`) "
+        "and request a number or list of GPUs (`--gpus device=0`, `--gpus 2`, compose "
+        "`device_ids`/`count`, a `nvidia.com/gpu` limit): a warning where the host is shown to "
+        "have more GPUs (nvidia-smi, the instance type), advice where its GPUs are not shown, "
+        "nothing where the request is the whole host. Also a report that says its container "
+        "is privileged and sees all the GPUs (`privileged is set true`, `I can see all two GPU "
+        "cards in the container`).",
+        why="A privileged container gets every device node of the host, /dev/nvidia* included, "
+        "so CUDA and nvidia-smi see all the node's GPUs: the request no longer isolates it, and "
+        "two pods or jobs given one GPU each can land on the same one "
+        "(kubernetes/kubernetes#81256).",
+        example="A pod with `securityContext: privileged: true` and `nvidia.com/gpu: 1` that "
+        "sees both GPUs of its node.",
+        fix="Drop `privileged` and grant the capabilities the container needs (`cap_add`, "
+        "`/dev/infiniband` as a device); where it must stay privileged, set "
+        "`CUDA_VISIBLE_DEVICES` to the GPUs it was given.",
+        references=("https://github.com/kubernetes/kubernetes/issues/81256",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+        # GPUs the host is shown to have: only then is "every GPU" more than was asked for.
+        host = max(len(ctx.snapshot.gpus.devices), instance.gpu_count if instance else 0)
+        for spec in ctx.snapshot.run_specs:
+            granted = granted_gpus(spec)
+            if not spec.privileged or granted is None or "CUDA_VISIBLE_DEVICES" in spec.env:
+                continue
+            if host and host <= granted:
+                continue  # the whole host asked for (a p5's 8 GPUs, privileged for EFA)
+            more = f" ({host} here)" if host else ""
+            yield self.finding(
+                f"The {spec.kind} spec is privileged and requests {granted} GPU(s) "
+                f"({spec.gpus}): a privileged container sees every GPU of the host{more}.",
+                spec_evidence(spec, "privileged", "gpu", "device")[:3],
+                severity=Severity.WARNING if host else Severity.INFO,
+            )
+        privileged = ctx.snapshot.observations("privileged-stated")
+        seen = ctx.snapshot.observations("all-gpus-seen-stated")
+        if privileged and seen and not any(s.privileged for s in ctx.snapshot.run_specs):
+            # Said rather than shown in a spec: privileged, and every GPU seen.
+            yield self.finding(
+                f"The report says the container runs privileged ({privileged[0].value}) and "
+                f"sees all the GPUs ({seen[0].value}): a privileged container gets every GPU "
+                "of the host, whatever it requested.",
+                [privileged[0].evidence, seen[0].evidence],
             )

@@ -151,7 +151,9 @@ class TorchCudaBaseMismatch(Rule):
         "11.8`), and a CUDA runtime library of one release that the loader does not find "
         "(`libcudart.so.9.0: cannot open shared object file`, `version 'libcudart.so.9.0' not "
         "found`) (errors; info where the report says the machine has no GPU); also apex's "
-        "`Cuda extensions are being compiled with a version of Cuda that does not match`.",
+        "`Cuda extensions are being compiled with a version of Cuda that does not match`; a "
+        "report's words that contrast the two (`torch.version.cuda is 9.0.176, but my nvcc "
+        "--version is 10.0`) are a warning.",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
         "`The detected CUDA version mismatches the version that was used to compile PyTorch`. "
@@ -196,6 +198,17 @@ class TorchCudaBaseMismatch(Rule):
                 + (": allowed, but the build may fail." if allowed else ": the build stopped."),
                 [seen.evidence],
                 severity=Severity.WARNING if allowed else Severity.ERROR,
+            )
+        for seen in ctx.snapshot.observations("cuda-build-mismatch-stated"):
+            toolkit, torch_cuda = (seen.value or " ").split(" ", 1)
+            if versions.same_release(toolkit, torch_cuda, 2):
+                continue
+            # Said by the reporter, not by a build: it matters to a CUDA extension built here.
+            yield self.finding(
+                f"The CUDA toolkit (nvcc) is {toolkit} and PyTorch is built for CUDA "
+                f"{torch_cuda}: a CUDA extension built here fails or mismatches PyTorch.",
+                [seen.evidence],
+                severity=Severity.WARNING,
             )
         yield from self._runtime_missing(ctx)
 

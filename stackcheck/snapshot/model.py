@@ -353,6 +353,9 @@ ObservationKind = Literal[
     "iommu-off-set",  # a BIOS or boot setting the report lists turns the IOMMU off (IOMMU=Disable)
     "p2p-restored-stated",  # the report says a run then succeeded without a P2P workaround
     "pcie-link-downgraded",  # lspci's LnkSta marks the link (downgraded), its device not shown
+    "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
+    "privileged-stated",  # the report says its container or pod runs privileged
+    "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
 ]
 
 

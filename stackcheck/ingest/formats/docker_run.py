@@ -210,6 +210,13 @@ def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
     )
 
 
+# Words that follow "docker run" in a sentence about it, where an image would stand in a command.
+_PROSE_WORDS = frozenset(
+    "means when with without and or but to is was will would does did can could fails failed "  # noqa: SIM905
+    "works worked command commands which that then as in on for of the a an it this".split()
+)
+
+
 class DockerRun(Format):
     name = "docker_run"
     title = "docker run"
@@ -228,5 +235,10 @@ class DockerRun(Format):
         return _IMAGE.fullmatch(first) is not None and _wrapped_before_image(line, segment)
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        named = _START.search(lines[0].raw)
+        if named is not None and lines[0].raw[named.end() : named.end() + 1] == "`":
+            return []  # "`docker run` when using ...": the command named in a sentence
         spec, facts = run_spec(joined(lines), lines)
+        if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
+            return []  # "for docker run means that ...": a sentence about the command
         return [RunSpecFact(lines[0], spec, list(lines)), *facts]

@@ -182,6 +182,12 @@ _CPU = re.compile(
     r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
     r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    # "No GPUs are present on the host" (ray#11418): the host, not a container or a node of
+    # a cluster; any word after "the" so a typo of "host" still reads.
+    r"\b(?:machine|laptop|computer|pc|server|host|system|vm)\s(?:has|had)\sno\s(?:nvidia\s|cuda\s)?"
+    r"(?:gpus?|graphics\scards?)\b|"
+    r"\bno\s(?:nvidia\s)?gpus?\s(?:are|is|were|was)\s(?:present|installed|attached)\s"
+    r"(?:on|in)\s(?:the|this|my|our)\s(?!containers?\b|pods?\b|nodes?\b|images?\b)\w+|"
     r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?)\s(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
     r"{0,3}?(?:without|with\sno)\s(?:an?\s|any\s)?(?:cuda\s|nvidia\s)?gpus?\b"
     r"(?!\s(?:flags?|requests?|options?|access|resources?)\b)"
@@ -374,7 +380,13 @@ _MEMLOCK_RAISE = re.compile(
     r"\b(?:locked(?:\smemory)?|memlock|ulimit\s-l|max\slocked)\b|"
     # "ucx works up until the point it needs ulimit -l to be unlimited" (usernetes#373)
     r"\bneeds?\s(?:the\s)?(?:ulimit\s-l|memlock|RLIMIT_MEMLOCK|locked\smemory(?:\slimit)?)\s"
-    r"(?:to\sbe\s|set\sto\s)?unlimited\b",
+    r"(?:to\sbe\s|set\sto\s)?unlimited\b|"
+    # "it is necessary to setup unlimited memlock" (a Slurm job under systemd's soft limit)
+    r"\b(?:necessary|needed|required|must|need)\s(?:to\s)?(?:set\s?up|set|configure|have|use)\s"
+    r"(?:an?\s)?unlimited\s(?:memlock|locked\smemory|max\slocked)\b|"
+    # the fix said as systemd's unit setting: "add LimitMEMLOCK=infinity to the ... service"
+    r"\b(?:add|adding|added|set|setting|use|using|put)\s(?:\S+\s){0,2}?"
+    r"(?:Default)?LimitMEMLOCK=(?:infinity|unlimited)\b",
     re.IGNORECASE,
 )
 
