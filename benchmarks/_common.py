@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import os
+import shutil
 import subprocess
 import time
 from collections.abc import Mapping
@@ -58,8 +60,14 @@ def add_bytecode_argument(parser: argparse.ArgumentParser) -> None:
 def compile_bytecode(args: argparse.Namespace) -> bool:
     """Compile stackcheck's modules to __pycache__ (unless --source-only), as installing a
     wheel does: otherwise a checkout run under PYTHONDONTWRITEBYTECODE compiles every module
-    on every start, which no installed copy does (about 0.05 s of a probe). True if compiled."""
+    on every start, which no installed copy does (about 0.05 s of a probe). True if compiled.
+
+    --source-only removes stackcheck's compiled modules and keeps the timed processes from
+    writing them again, so that every start compiles them, as such a checkout does."""
     if args.source_only:
+        for cache in PACKAGE.rglob("__pycache__"):
+            shutil.rmtree(cache)
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # inherited by every timed process
         return False
     compileall.compile_dir(PACKAGE, quiet=1)
     return True
