@@ -124,4 +124,13 @@ def families_found(key: str) -> set[str]:
     return {f.family for f in triaged(key)[1].findings}
 
 
+# The corpus README's one edit to pasted text: a directory of this name inside a path is written
+# `…`, so that no file of the project names a path of the machines it is developed on.
+ELIDED_DIRECTORY = "work"
+
+
+def names_elided_directory(text: str) -> bool:
+    return f"/{ELIDED_DIRECTORY}/" in text
+
+
 SOURCE_URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$")
