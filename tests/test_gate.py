@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -167,6 +170,26 @@ def test_baseline_of_another_schema_is_refused(cli: Cli, broken: str, tmp_path: 
     baseline.write_text(json.dumps({"schema_version": 0, "findings": []}))
     done = cli("check", "--root", broken, "--baseline", str(baseline))
     assert done.code == 2 and "schema_version 0 is not 1" in done.err
+
+
+def test_side_files_write_through_links_and_into_pipes(
+    cli: Cli, broken: str, tmp_path: Path
+) -> None:
+    """A report named through a symbolic link replaces the file it names and keeps the link; a
+    pipe (`--report-json >(jq .)`, /dev/stdout) is written into, never renamed over."""
+    target, link, pipe = tmp_path / "sarif.json", tmp_path / "latest.sarif", tmp_path / "pipe"
+    target.write_text("last run\n")
+    link.symlink_to(target)
+    os.mkfifo(pipe)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()))
+    reader.start()
+    done = cli("check", "--root", broken, "--sarif", str(link), "--report-json", str(pipe))
+    reader.join(timeout=30)
+    assert done.code == 1, done.err
+    assert link.is_symlink() and json.loads(target.read_text())["version"] == "2.1.0"
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert json.loads(received[0])["findings"]
 
 
 def test_side_files_and_step_summary(

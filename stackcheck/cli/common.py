@@ -320,12 +320,19 @@ def output(text: str, args: argparse.Namespace) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """--output FILE, replaced atomically and readable to all (a collector such as
-    node_exporter's textfile collector may run as another user)."""
+    """--output FILE (and a report's side files), replaced atomically and readable to all (a
+    collector such as node_exporter's textfile collector may run as another user). Through a
+    symbolic link the file it names is replaced, not the link; what is not a regular file (a
+    pipe, /dev/stdout) is written into, since renaming over it would replace the device."""
     from stackcheck.atomic import write_atomically as write
 
+    target = Path(os.path.realpath(path))
     try:
-        write(path, text.encode("utf-8"), mode=0o644)
+        if target.exists() and not target.is_file():
+            with target.open("w", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            write(target, text.encode("utf-8"), mode=0o644)
     except OSError as exc:
         raise StackcheckError(f"cannot write {path}: {exc.strerror or exc}") from None
 
