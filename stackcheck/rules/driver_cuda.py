@@ -111,9 +111,11 @@ class DriverTooOld(Rule):
                 [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else []),
             )
         stated = ctx.snapshot.observations("driver-too-old-stated")
-        if stated and not (found or reported):
-            # The reporter's word, where the versions shown do not settle it: a warning.
-            driver = ctx.driver
+        driver = ctx.driver
+        settled = driver is not None and driver.version is not None and ctx.cuda_consumers
+        if stated and not (found or reported or settled):
+            # The reporter's word, where the versions shown do not settle it: a warning (where
+            # they do, the check above has spoken: a driver they fit is not too old).
             shown = f" {driver.version}" if driver is not None and driver.version else ""
             yield self.finding(
                 f"The report says the driver{shown} is too old for the CUDA it needs "

@@ -259,8 +259,10 @@ class VisibleDeviceBeyondContainer(Rule):
             visible = spec.env.get("CUDA_VISIBLE_DEVICES", "")
             granted = granted_gpus(spec)
             ids = [i.strip() for i in visible.split(",") if i.strip()]
-            if granted is None or not ids or not all(i.isdigit() for i in ids):
-                continue  # "all", nothing countable, or UUIDs/MIG names (not indices)
+            if spec.privileged or granted is None or not ids or not all(i.isdigit() for i in ids):
+                # A privileged container sees every GPU under the host's numbers (SC1324's
+                # advice names them so); "all", nothing countable, or UUIDs/MIG names.
+                continue
             beyond = [i for i in ids if int(i) >= granted]
             if beyond:
                 yield self.finding(

@@ -266,7 +266,9 @@ class NcclSocketFallback(Rule):
         no_verbs = snapshot.observations("ib-transport-unavailable") if ipoib else []
         # NCCL starts its socket transport only where the IB one did not: its interface listed
         # after the verbs library failed is the socket transport in use (sgl-project/sglang#1427).
-        sockets = sockets or (ipoib if no_verbs else [])
+        # Only where the log names no network of its own: one that says IB is believed.
+        if not sockets and not snapshot.observations("net-transport"):
+            sockets = ipoib if no_verbs else []
         if not sockets or not (infiniband_present(ctx) or named or no_verbs):
             return
         if infiniband_present(ctx):

@@ -1,0 +1,65 @@
+"""Texts on which a reading added for one report had raised a finding the text does not support
+(found in review, each run through triage before the mend): the finding must stay away, and the
+text it was written for must still give it."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    return {f.id: f.severity for f in check(read_report(text, "pasted").snapshot, matrix).findings}
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # A privileged container sees the host's GPUs under the host's numbers (SC1324's advice).
+        (
+            "docker run --privileged --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 "
+            "nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n",
+            "SC1323",
+        ),
+        # The versions shown settle it: driver 535 runs a cu121 build, whatever the words say.
+        (
+            "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+            "torch==2.3.0+cu121\nMy driver is too old for CUDA 12.4, I think.\n",
+            "SC101",
+        ),
+        # A GPU's on-chip shared memory is not /dev/shm.
+        ("The GPU's shared memory is insufficient for the flash attention kernel.\n", "SC501"),
+        # A page size or a buffer beside the word memlock is not the limit.
+        (
+            "p4d.24xlarge\n"
+            "ulimit -l shows unlimited inside the container, Hugepagesize is 2048 kB\n",
+            "SC511",
+        ),
+        ("p4d.24xlarge\nmemlock is unlimited; the job buffer is 512k bytes\n", "SC511"),
+        # The log names its network: IB, not the sockets interface listed before it.
+        (
+            "node1:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+            "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]ib0:10.0.0.1<0>\n"
+            "node1:1:1 [0] NCCL INFO Using network IB\n",
+            "SC413",
+        ),
+    ],
+)
+def test_no_finding_the_text_does_not_support(matrix: Matrix, text: str, rule: str) -> None:
+    assert rule not in findings(matrix, text)
+
+
+def test_what_the_readings_were_written_for_still_reads(matrix: Matrix) -> None:
+    visible = (
+        "docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 "
+        "nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+    )
+    assert findings(matrix, visible)["SC1323"] is Severity.ERROR
+    assert findings(matrix, "My driver is too old for CUDA 12.4.\n")["SC101"] is Severity.WARNING
+    shm = "The training crashed because there was not enough shared memory in the container.\n"
+    assert findings(matrix, shm)["SC501"] is Severity.WARNING
+    assert "SC511" in findings(matrix, "The memlock limit inside the pod is set to just 64K.\n")
