@@ -47,6 +47,12 @@ def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
             "node1:1:1 [0] NCCL INFO Using network IB\n",
             "SC413",
         ),
+        # A CI job named `deploy:` is no compose service without a GPU request.
+        (
+            "deploy:\n  stage: deploy\n  image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime\n"
+            "  script:\n    - torchrun --nproc_per_node 2 train.py\n",
+            "SC531",
+        ),
     ],
 )
 def test_no_finding_the_text_does_not_support(matrix: Matrix, text: str, rule: str) -> None:
@@ -63,3 +69,12 @@ def test_what_the_readings_were_written_for_still_reads(matrix: Matrix) -> None:
     shm = "The training crashed because there was not enough shared memory in the container.\n"
     assert findings(matrix, shm)["SC501"] is Severity.WARNING
     assert "SC511" in findings(matrix, "The memlock limit inside the pod is set to just 64K.\n")
+
+
+def test_a_sentence_is_no_transport_and_a_container_is_no_host() -> None:
+    said = read_report("Using Network Manager I set a static IP on ib0.\n", "pasted")
+    assert not said.snapshot.observations("net-transport")
+    container = "No GPU is installed in the docker container, although nvidia-smi works.\n"
+    assert not read_report(container, "pasted").snapshot.observations("cpu-intended")
+    host = "No GPUs are present on the host.\n"
+    assert read_report(host, "pasted").snapshot.observations("cpu-intended")

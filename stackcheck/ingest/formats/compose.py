@@ -25,7 +25,9 @@ def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], lis
     for entry in walk([line.text for line in lines]):
         if entry.path and entry.path[0] == "deploy":
             # A service's `deploy:` block pasted alone (cresset-template/cresset#171): one
-            # service, unnamed.
+            # service, unnamed, from its resources only (a CI job named `deploy:` is no service).
+            if entry.path[:2] != ("deploy", "resources"):
+                continue
             spec, used, facts = found.setdefault("", (RunSpec(kind="compose"), [], []))
             used.append(lines[entry.index])
             _read(spec, entry.path, entry, lines[entry.index], facts)

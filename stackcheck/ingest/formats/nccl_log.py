@@ -38,7 +38,9 @@ _OFI = re.compile(r"NET/OFI (?:Initializing|Using) aws-ofi-nccl (\d{1,2}\.\d{1,3
 _LIBFABRIC = re.compile(r"NET/OFI Using Libfabric version (\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)")
 _PROVIDER = re.compile(r"Selected [Pp]rovider is ([\w;:-]{1,40})")
 # NCCL 2.3+ "Using network Socket"; 2.2 and older "Using internal Network Socket" / "IB".
-_NETWORK = re.compile(r"\bUsing (?:internal )?[Nn]etwork ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
+# "Using network IB" (NCCL 2.3+), "Using internal Network Socket" (2.0-2.2): the capital belongs
+# to the old wording only (a sentence's "Using Network Manager I set ..." is no transport).
+_NETWORK = re.compile(r"\bUsing (?:internal Network|network) ([A-Za-z]\w{0,30}(?: [A-Z]\w{0,30})?)")
 # The socket transport's interface (2.2: "NET : Using interface ib0:192.168.11.1<0>", later
 # "NET/Socket : Using [0]ib0:10.0.0.1<0>"): an ib* interface is IPoIB, so the machine has
 # InfiniBand whether or not NCCL uses it. A pasted log may hide the address ("[0]ib0.<ip>",
