@@ -395,6 +395,9 @@ _MEMLOCK_RAISE = re.compile(
 def memlock_raise_stated(line: Line) -> list[Fact]:
     """That the locked-memory limit has to be raised, where a sentence says so (not a question
     or a condition)."""
+    low = line.text.lower()
+    if "lock" not in low and "ulimit" not in low:  # every alternative names one: prose's hot path
+        return []
     for sentence in _SENTENCE.split(line.text):
         found = _MEMLOCK_RAISE.search(sentence)
         if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
@@ -568,6 +571,7 @@ _GPU_NAME = (
     r"(?:NVIDIA\s)?(?:A100|A800|H100|H800|H200|H20|B200|B300|GB200|V100|L40S)"
     r"(?:[- ](?:SXM\d?|PCIe|NVL))?"
 )
+_GPU_MODEL = re.compile(r"A100|A800|H100|H800|H200|H20|B200|B300|V100|L40S")
 _GPU_COUNTED = re.compile(
     rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
     rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
@@ -580,7 +584,7 @@ _GPU_COUNTED = re.compile(
 def gpu_counted(line: Line) -> list[Fact]:
     """A data-center GPU a sentence names with its count or as its cluster's."""
     text = line.text
-    if "00" not in text and "H20" not in text and "L40S" not in text:
+    if _GPU_MODEL.search(text) is None:  # "00" let timestamps and step counts through
         return []
     found = _GPU_COUNTED.search(text)
     if found is None:
