@@ -18,12 +18,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from stackcheck.snapshot.model import _Model, field_names
-
-if TYPE_CHECKING:
-    pass
 
 MASK = "***"
 

@@ -55,18 +55,21 @@ def _text_key(text: str) -> bytes | None:
     return _digest(f"{head.group(1)} {head.group(2)} {text[head.end() :]}")
 
 
+# pydantic's serialiser of each part's model: the part's JSON is its key among equal parts.
+_ADAPTERS: dict[type[_Model], TypeAdapter[Any]] = {}
+
+
 class _Parts:
     """One shared instance of every distinct part seen so far."""
 
     def __init__(self) -> None:
         self._seen: dict[bytes, _Model] = {}
-        self._adapters: dict[type[_Model], TypeAdapter[Any]] = {}
 
     def _one(self, part: _Model) -> _Model:
         kind = type(part)
-        adapter = self._adapters.get(kind)
-        if adapter is None:
-            adapter = self._adapters[kind] = TypeAdapter(kind)
+        adapter = _ADAPTERS.get(kind)
+        if adapter is None:  # built once per process, not once per fleet
+            adapter = _ADAPTERS[kind] = TypeAdapter(kind)
         key = _digest(f"{kind.__qualname__} {adapter.dump_json(part).decode()}")
         return self._seen.setdefault(key, part)
 

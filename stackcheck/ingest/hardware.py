@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from copy import deepcopy
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stackcheck.ingest.facts import Fact
@@ -22,7 +22,7 @@ from stackcheck.snapshot.hardware import (
     XidEvent,
     normalise_bus_id,
 )
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.model import Evidence, field_names
 
 _MAX_EVIDENCE = 6
 
@@ -41,9 +41,9 @@ def _at(evidence: Evidence, line: Line) -> Evidence:
 def _stated(health: GpuHealth) -> dict[str, Any]:
     """The fields ``health`` states: those neither None nor empty."""
     return {
-        f.name: getattr(health, f.name)
-        for f in fields(health)
-        if getattr(health, f.name) not in (None, [], {})
+        name: getattr(health, name)
+        for name in field_names(GpuHealth)
+        if getattr(health, name) not in (None, [], {})
     }
 
 

@@ -33,13 +33,6 @@ class PcieLink(_Model):
     )
     port_max_width: int | None = None
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for name in ("speed_gts", "max_speed_gts", "port_max_speed_gts"):
-            value = getattr(self, name)
-            if type(value) is int:  # as validation makes it: JSON writes 16.0, never 16
-                setattr(self, name, float(value))
-
 
 @dataclass(kw_only=True)
 class PciDevice(_Model):

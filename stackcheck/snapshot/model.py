@@ -27,7 +27,7 @@ class _Model:
     more than the probing itself.
 
     Building does what validation would to a value of the right type: lists and dicts are
-    copied, so that no two models share one."""
+    copied, so that no two models share one, and an int given for a float becomes a float."""
 
     # Read by pydantic when it validates the dataclass: an unknown field is refused.
     __pydantic_config__: ClassVar[ConfigDict] = {"extra": "forbid"}
@@ -35,10 +35,15 @@ class _Model:
         __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     def __post_init__(self) -> None:
-        for name in _containers_of(type(self)):
+        containers, floats = _shapes_of(type(self))
+        for name in containers:
             value = getattr(self, name)
             if isinstance(value, (list, dict)):
                 object.__setattr__(self, name, value.copy())  # frozen models too
+        for name in floats:
+            value = getattr(self, name)
+            if type(value) is int:  # as validation makes it: JSON writes 16.0, never 16
+                object.__setattr__(self, name, float(value))
 
 
 def field_names(model: type[_Model]) -> tuple[str, ...]:
@@ -49,19 +54,21 @@ def field_names(model: type[_Model]) -> tuple[str, ...]:
     return names
 
 
-def _containers_of(model: type[_Model]) -> tuple[str, ...]:
-    """The fields of a model that may hold a list or a dict."""
-    names = _CONTAINERS.get(model)
-    if names is None:
-        names = _CONTAINERS[model] = tuple(
-            f.name for f in fields(model) if "list[" in str(f.type) or "dict[" in str(f.type)
+def _shapes_of(model: type[_Model]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of a model that may hold a list or a dict, and those that hold a float."""
+    shapes = _SHAPES.get(model)
+    if shapes is None:
+        kinds = [(f.name, str(f.type)) for f in fields(model)]
+        shapes = _SHAPES[model] = (
+            tuple(name for name, kind in kinds if "list[" in kind or "dict[" in kind),
+            tuple(name for name, kind in kinds if "float" in kind),
         )
-    return names
+    return shapes
 
 
 # Read once per model, not on every build.
 _FIELD_NAMES: dict[type[_Model], tuple[str, ...]] = {}
-_CONTAINERS: dict[type[_Model], tuple[str, ...]] = {}
+_SHAPES: dict[type[_Model], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 class ComponentName(str, Enum):
