@@ -53,6 +53,14 @@ def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
             "  script:\n    - torchrun --nproc_per_node 2 train.py\n",
             "SC531",
         ),
+        # `count: 0` is a deliberate choice, not a reservation that forgot its count.
+        (
+            "services:\n  app:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    deploy:\n"
+            "      resources:\n        reservations:\n          devices:\n"
+            "            - driver: nvidia\n              count: 0\n"
+            "              capabilities: [gpu]\n",
+            "SC531",
+        ),
     ],
 )
 def test_no_finding_the_text_does_not_support(matrix: Matrix, text: str, rule: str) -> None:

@@ -9,7 +9,7 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
-from stackcheck.snapshot.model import ComponentName, Observation, RunSpec
+from stackcheck.snapshot.model import UNCOUNTED_RESERVATION, ComponentName, Observation, RunSpec
 
 
 def parallelism(command: str | None) -> int | None:
@@ -82,7 +82,7 @@ class ContainerWithoutGpus(Rule):
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )
         for spec in ctx.snapshot.run_specs:
-            if spec.kind == "compose" and spec.gpu_count == 0 and spec.gpus:
+            if spec.kind == "compose" and (spec.gpus or "").endswith(UNCOUNTED_RESERVATION):
                 yield self.finding(
                     f"The compose spec for {spec.image or 'the container'} reserves GPUs without "
                     f"`count` or `device_ids` ({spec.gpus}): Docker Compose has passed that as "

@@ -243,6 +243,11 @@ class Runtime(_Model):
     evidence: list[Evidence] = field(default_factory=list)
 
 
+# How RunSpec.gpus ends for a compose GPU reservation with neither `count` nor `device_ids`,
+# which Docker Compose has passed as a request for zero GPUs (docker/docs#20588).
+UNCOUNTED_RESERVATION = "no count or device_ids"
+
+
 @dataclass(kw_only=True)
 class RunSpec(_Model):
     """How a container is started: a docker run line, a compose service, a pod's container.

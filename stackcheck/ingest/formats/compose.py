@@ -15,7 +15,7 @@ from stackcheck.ingest.formats.runspec import add_env, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.parsers.yamlish import Entry, flow_list, strip_quotes, walk
-from stackcheck.snapshot.model import RunSpec
+from stackcheck.snapshot.model import UNCOUNTED_RESERVATION, RunSpec
 
 _UNCOUNTED = ("capabilities [gpu]", "driver: nvidia")
 
@@ -49,7 +49,7 @@ def _service_specs(lines: Sequence[Line]) -> list[tuple[RunSpec, list[Line], lis
         if spec.gpus in _UNCOUNTED:
             # A reservation with neither `count` nor `device_ids`: Docker Compose has passed it
             # as a request for zero GPUs, whatever its docs said (docker/docs#20588).
-            spec.gpus, spec.gpu_count = f"{spec.gpus}, no count or device_ids", 0
+            spec.gpus, spec.gpu_count = f"{spec.gpus}, {UNCOUNTED_RESERVATION}", 0
     return list(found.values())
 
 
