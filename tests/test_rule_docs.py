@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Callable
 
 import pytest
 
 from stackcheck.check.model import Severity
+from stackcheck.errors import SeverityOutsideRange
 from stackcheck.rules import RULES, rule_by_id
-from stackcheck.rules.base import SeverityOutsideRange
 from stackcheck.rules.docs import rule_page
 from tests.conftest import Outcome
 
@@ -53,3 +54,25 @@ def test_a_finding_outside_the_declared_range_is_caught() -> None:
     assert rule is not None
     with pytest.warns(SeverityOutsideRange, match="SC103 reported at info, outside error"):
         rule.finding("text", severity=Severity.INFO)
+
+
+@pytest.mark.parametrize("caller_filter", ["default", "error"])
+def test_the_command_line_silences_a_catalogue_mistake_unless_the_caller_chose(
+    cli: Cli, caller_filter: str
+) -> None:
+    """A user's run is not a place for a Python warning about the catalogue; a caller that set
+    its own filter for it (the test suite makes it an error) keeps that filter."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        if caller_filter == "error":
+            warnings.filterwarnings("error", category=SeverityOutsideRange)
+        cli("rules")
+        rule = rule_by_id("SC103")
+        assert rule is not None
+        if caller_filter == "error":
+            with pytest.raises(SeverityOutsideRange):
+                rule.finding("text", severity=Severity.INFO)
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                rule.finding("text", severity=Severity.INFO)
+            assert caught == []

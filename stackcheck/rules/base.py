@@ -11,15 +11,8 @@ from typing import ClassVar
 
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
+from stackcheck.errors import SeverityOutsideRange
 from stackcheck.snapshot.model import Evidence
-
-
-class SeverityOutsideRange(UserWarning):
-    """A rule reported at a level outside the range it declares (``lowest`` to ``severity``)."""
-
-
-# A catalogue mistake, not the user's: silent in use; the test suite turns it into an error.
-warnings.filterwarnings("ignore", category=SeverityOutsideRange)
 
 
 @dataclass(frozen=True)
