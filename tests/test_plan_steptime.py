@@ -118,3 +118,40 @@ def test_a_b200_step_beats_the_same_job_on_h100_by_the_tables_ratio(matrix: Matr
     speed_up = (b200.peak_tflops * b200.achievable) / (h100.peak_tflops * h100.achievable)
     assert h100.compute_s / b200.compute_s == pytest.approx(speed_up)
     assert b200.nvlink_s > 0 and b200.bottleneck == "compute"
+
+
+def test_a_link_without_a_figure_leaves_the_step_untimed_and_says_why(matrix: Matrix) -> None:
+    """Traffic over a link the matrix gives no bandwidth for is not free: pricing it at zero
+    would rank the slowest layout first. The plan says which link is missing."""
+    inside = make_plan(PlanRequest(model="llama-3-8b", instance="p3.16xlarge", tp=8), matrix)
+    assert inside.step_time is not None and inside.step_time.nvlink_s > 0
+    assert inside.step_time.efa_s == 0 and inside.step_time_unknown is None
+
+    across = make_plan(
+        PlanRequest(model="llama-3-8b", instance="p3.16xlarge", nodes=2, tp=8, pp=2), matrix
+    )
+    assert across.step_time is None
+    assert across.step_time_unknown is not None and "no EFA" in across.step_time_unknown
+    assert "not estimated: this layout spans instances" in PlanTextFormat().render_plan(across)
+
+    no_figure = make_plan(PlanRequest(model="llama-3-8b", instance="p3.8xlarge", tp=4), matrix)
+    assert no_figure.step_time is None
+    assert no_figure.step_time_unknown is not None
+    assert "no NVLink bandwidth for p3.8xlarge" in no_figure.step_time_unknown
+
+
+def test_traffic_between_gpus_of_an_instance_without_nvlink_is_not_priced(matrix: Matrix) -> None:
+    """PCIe inside an instance is not modelled: a p5 laid out as if it had no NVLink (a matrix
+    of one's own, --matrix-dir) gets no step time rather than a free TP all-reduce."""
+    pcie_only = [
+        i.model_copy(update={"nvlink_domain_gpus": 1, "nvlink_bandwidth_gb_s": None})
+        if i.type == "p5.48xlarge"
+        else i
+        for i in matrix.instance
+    ]
+    own = matrix.model_copy(update={"instance": pcie_only})
+    report = make_plan(PlanRequest(model="llama-3-8b", instance="p5.48xlarge", tp=8), own)
+    assert report.step_time is None
+    assert report.step_time_unknown == (
+        "this layout sends traffic over PCIe between the GPUs of p5.48xlarge, which is not modelled"
+    )

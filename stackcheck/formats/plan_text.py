@@ -126,6 +126,9 @@ def _step(step: StepTime | None) -> str:
 def _step_time(plan: PlanReport, out: Writer) -> None:
     step = plan.step_time
     if step is None:
+        if plan.step_time_unknown:
+            out.lines.append("")
+            out.wrapped(f"Step time (estimate)  not estimated: {plan.step_time_unknown}", 0)
         return
     out.lines.append("")
     out.lines.append(

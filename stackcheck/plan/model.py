@@ -127,6 +127,7 @@ class PlanReport(_Model):
     instance: InstanceFacts | None = None
     memory: MemoryBreakdown | None = None
     step_time: StepTime | None = None  # of the layout shown
+    step_time_unknown: str | None = None  # why the layout shown has no step time
     verdict: Verdict
     candidates: list[Candidate] = Field(default_factory=list)
     scale: ScaleAdvice

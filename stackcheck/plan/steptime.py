@@ -20,8 +20,11 @@
 - MoE all-to-all: each MoE layer dispatches and combines each token's k expert inputs forward and
   backward, (EP-1)/EP of them leaving the GPU, over NVLink inside the domain, else EFA.
 - Context parallelism's K/V exchange is taken as overlapped with attention (ring attention).
-EFA per GPU is the instance's figure (each way) shared by its GPUs. Terms add up; nothing else
-overlaps. The bottleneck is the largest of compute, bubble, NVLink traffic and EFA traffic.
+EFA per GPU is the instance's figure (each way) shared by its GPUs. A layout whose traffic
+needs a link the matrix gives no bandwidth for is not timed (no NVLink figure, PCIe between GPUs
+of an instance without NVLink, no EFA between instances): pricing it at zero would rank the
+slowest layout first. Terms add up; nothing else overlaps. The bottleneck is the largest of
+compute, bubble, NVLink traffic and EFA traffic.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ GB = 1e9
 DEFAULT_BATCH_TOKENS = 4 * 2**20  # Llama 2's 4M-token batch; GPT-3 175B used 3.2M
 
 Bottleneck = Literal["compute", "bubble", "NVLink", "EFA"]
+
+# Why a layout is not timed, by the link its traffic needs and the matrix does not price.
+_UNPRICED = {
+    "NVLink": "the matrix has no NVLink bandwidth for {0}, which this layout's traffic rides",
+    "PCIe": "this layout sends traffic over PCIe between the GPUs of {0}, which is not modelled",
+    "EFA": "this layout spans instances and {0} has no EFA (TCP between instances is not modelled)",
+}
 
 
 class StepTime(BaseModel):
@@ -77,12 +87,26 @@ def estimate_step(
     instance: Instance,
     perf: GpuPerformance | None,
 ) -> StepTime | None:
-    """None when the matrix has no peak or achievable share for this GPU and precision."""
+    """None where :func:`step_or_reason` gives a reason instead."""
+    step = step_or_reason(settings, layout, instance, perf)
+    return step if isinstance(step, StepTime) else None
+
+
+def step_or_reason(
+    settings: Settings,
+    layout: JobLayout,
+    instance: Instance,
+    perf: GpuPerformance | None,
+) -> StepTime | str:
+    """The step time, or why it is not estimated: the matrix has no peak or achievable share
+    for this GPU and precision, or the layout sends traffic over a link it gives no bandwidth
+    for (NVLink on an instance whose figure is not read, PCIe inside an instance without
+    NVLink, or between instances without EFA)."""
     global_batch, virtual_stages = settings.global_batch, settings.virtual_stages
     tp_comm_overlap = settings.tp_comm_overlap
     precision = settings.precision.value
     if perf is None or precision not in perf.dense_tflops or precision not in perf.achievable:
-        return None
+        return f"the matrix has no {precision} peak and achievable share for the {instance.gpu}"
     shape = settings.shape
     tp, pp, cp, dp, ep = layout.tp, layout.pp, layout.cp, layout.dp, layout.ep
     gpus = layout.ranks
@@ -106,27 +130,28 @@ def estimate_step(
     efa_per_gpu = (instance.efa_bandwidth_gb_s or 0) * GB / per_node
     domain = instance.nvlink_domain_gpus or 1
     nvlink = efa = 0.0
+    unpriced: list[str] = []  # links the traffic needs whose bandwidth the matrix does not give
 
-    def seconds_over(volume: float, inside_domain: bool) -> tuple[float, float]:
-        """(NVLink seconds, EFA seconds) for ``volume`` bytes per GPU."""
-        if inside_domain and nvlink_each_way:
-            return volume / nvlink_each_way, 0.0
-        return 0.0, (volume / efa_per_gpu if efa_per_gpu else 0.0)
-
-    def over(volume: float, inside_domain: bool, hidden_behind: float = 0.0) -> None:
+    def over(volume: float, group: int, hidden_behind: float = 0.0) -> None:
+        """Adds ``volume`` bytes per GPU to the link a group of ``group`` consecutive GPUs
+        rides: NVLink inside the domain, PCIe inside an instance without one, EFA across
+        instances. A link without a figure is not free: the step is then not timed."""
         nonlocal nvlink, efa
-        on_nvlink, on_efa = seconds_over(volume, inside_domain)
-        nvlink += max(0.0, on_nvlink - hidden_behind)
-        efa += max(0.0, on_efa - hidden_behind)
+        if group <= domain and nvlink_each_way:
+            nvlink += max(0.0, volume / nvlink_each_way - hidden_behind)
+        elif group > per_node and efa_per_gpu:
+            efa += max(0.0, volume / efa_per_gpu - hidden_behind)
+        else:
+            unpriced.append("NVLink" if group <= domain else "PCIe" if group <= per_node else "EFA")
 
     stage_layers = math.ceil(layers / pp)
     if tp > 1 and not tp_comm_overlap:
         passes = 6 if settings.checkpointing else 4
         volume = passes * 2 * (tp - 1) / tp * activation * stage_layers * m
-        over(volume, tp <= domain)
+        over(volume, tp)
     if pp > 1:
         volume = 2 * activation / tp * m * virtual_stages
-        over(volume, tp * cp * dp < per_node)
+        over(volume, tp * cp * dp * 2)  # two adjacent stages
     if dp * cp > 1:
         d = dp * cp
         experts = settings.expert_params or 0
@@ -134,13 +159,15 @@ def estimate_step(
         volume = 2 * (d - 1) / d * held * settings.state.gradients
         if settings.zero >= 3:
             volume *= 1.5  # parameters gathered forward and backward, gradients reduce-scattered
-        over(volume, layout.nodes == 1, hidden_behind=compute / m * 2 / 3)
+        over(volume, gpus, hidden_behind=compute / m * 2 / 3)
     if ep > 1 and settings.experts:
         moe_layers = stage_layers  # MoE layers per stage: all of them, an upper bound
         routed = (s / cp) * b / tp * settings.top_k * h * width
         volume = 4 * (ep - 1) / ep * routed * moe_layers * m
-        over(volume, tp * ep <= domain)
+        over(volume, tp * ep)
 
+    if unpriced:
+        return "; ".join(_UNPRICED[link].format(instance.type) for link in dict.fromkeys(unpriced))
     parts: dict[Bottleneck, float] = {
         "compute": compute,
         "bubble": bubble,
