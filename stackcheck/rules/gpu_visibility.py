@@ -58,7 +58,7 @@ class ContainerWithoutGpus(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable")
+        unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable", "no-gpu-probed")
         for spec in ctx.snapshot.run_specs:
             if spec.kind not in ("docker-run", "compose", "kubernetes") or spec.gpus is not None:
                 continue
@@ -153,7 +153,8 @@ class NoGpuVisible(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        seen = ctx.snapshot.observations("no-gpu")
+        failed = ctx.snapshot.observations("no-gpu")
+        seen = failed or ctx.snapshot.observations("no-gpu-probed")
         if not seen:
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
@@ -163,9 +164,25 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        if cpu and not (
-            ctx.has_nvidia_gpu or on_bus or snapshot.platform.container or snapshot.run_specs
-        ):
+        shown = (
+            ctx.has_nvidia_gpu
+            or on_bus
+            or ctx.driver is not None
+            or snapshot.platform.container
+            or snapshot.run_specs
+        )
+        if not failed and not shown:
+            # Only is_available()'s warning: the program asked, got False and went on, as any
+            # CUDA build of PyTorch does on a machine without an NVIDIA GPU.
+            yield self.finding(
+                f"PyTorch's CUDA probe found no NVIDIA driver ({said}): `is_available()` was "
+                "False and the program went on. Expected on a machine without an NVIDIA GPU; "
+                "where there is one, its driver is not loaded or not visible to the process.",
+                [o.evidence for o in seen[:2]],
+                severity=Severity.INFO,
+            )
+            return
+        if cpu and not shown:
             yield self.finding(
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "

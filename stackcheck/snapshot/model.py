@@ -368,6 +368,7 @@ ObservationKind = Literal[
     "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
     "privileged-stated",  # the report says its container or pod runs privileged
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
+    "no-gpu-probed",  # PyTorch's availability probe warned it found no driver (is_available False)
 ]
 
 

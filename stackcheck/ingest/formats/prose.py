@@ -198,6 +198,57 @@ _CPU = re.compile(
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
     re.IGNORECASE,
 )
+# More ways reporters say it (the eighth split: "(I am using CPU only)", "I have no GPU, so I
+# should run it with CPU"), in the languages reports come in. Not the build ("the CPU-only version
+# of torch", "CPU版本"): that is what cpu-only-build is about; nor a symptom ("it runs on the CPU
+# instead of the GPU", "CPU only is used, but I have a GPU").
+_BUILD_WORD = (
+    r"(?![-\s]?(?:only[-\s])?(?:(?:of|for)\s)?"
+    r"(?:versions?|builds?|wheels?|packages?|variant|torch|pytorch|libtorch|binar))"
+)
+_CPU_SAID = re.compile(
+    r"(?<![\w-])(?:using|use|used|run(?:ning)?|ran|on|with|have|has|got)\s(?:the\s|a\s|my\s|an?\s)?"
+    r"cpus?[-\s]only\b" + _BUILD_WORD + r"|"
+    r"\b(?:i|we)(?:'m|\sam|\sare|'re)?\s(?:only\s|just\s)?(?:using|use|used)\s(?:the\s|my\s|only\s)?"
+    r"cpus?\b" + _BUILD_WORD + r"|"
+    r"\b(?:only|just)\s(?:have|has|got)\s(?:an?\s|the\s)?cpus?\b" + _BUILD_WORD + r"|"
+    r"\b(?:i|we)\s(?:have|had|'ve|'ve\sgot|own)\sno\s(?:nvidia\s|dedicated\s|discrete\s|"
+    r"cuda[-\s]capable\s|cuda\s)?(?:gpus?|graphics\scards?|video\scards?|nvidia\s(?:cards?|"
+    r"adapters?))\b|"
+    r"\b(?:do|does|did)(?:n't|\snot)\s(?:have|own)\s(?:an?\s|any\s)?(?:dedicated\s|discrete\s|"
+    r"cuda[-\s]capable\s)(?:nvidia\s)?(?:gpus?|graphics\scards?)\b|"
+    r"\b(?:do|does|did)(?:n't|\snot)\s(?:have|own)\s(?:an?\s|any\s)?nvidia\s(?:cards?|adapters?|"
+    r"graphics|video\scards?)\b|"
+    r"\bnon[-\s]nvidia\s(?:gpus?|graphics|cards?)\b|"
+    r"\bonly\s(?:an?\s)?(?:intel|amd)\s(?:[\w-]+\s)?(?:graphics|gpus?|cards?)\b|"
+    r"\b(?:want|wants|wanted|need|needs|should|must|would\slike|'d\slike|trying|try|tried|have|"
+    r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
+    r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
+    r"\bon\s(?:my|an?)\s(?-i:Mac)(?:book)?(?:\s(?:pro|air|mini))?\b|"
+    # Chinese, Japanese, Korean: no (discrete) graphics card / GPU; only a CPU; using the CPU.
+    r"(?:没有|沒有|无|沒)(?:独立|獨立|英伟达|NVIDIA|nvidia|N卡)?的?(?:显卡|顯卡|GPU|gpu)|"
+    r"(?:只有|仅有|僅有|用的是|使用的是|纯|純)\s?(?:cpu|CPU)(?!版)|"
+    r"GPU(?:が|は)?(?:ない|無い|ありません|持っていない|搭載していない)|GPUなし|CPUのみ|CPUしか|"
+    r"GPU가\s?없|그래픽\s?카드가\s?없|"
+    # Spanish, Portuguese, Italian, French, German, Russian.
+    r"\bno\stengo\s(?:una\s)?(?:gpu|tarjeta\sgr[aá]fica)|\bn[ãa]o\stenho\s(?:uma\s)?(?:gpu|"
+    r"placa\sde\sv[ií]deo)|\bnon\sho\s(?:una\s)?(?:gpu|scheda\sgrafica)|"
+    r"\b(?:sin|sem|senza|sans|ohne)\s(?:una\s|uma\s)?gpu\b|\b(?:solo|somente|apenas|nur)\s"
+    r"(?:(?:con|com|a|la|eine)\s)?cpu\b|"
+    r"\bje\sn'ai\spas\sde\s(?:gpu|carte\sgraphique)|"
+    r"\bkeine\s(?:nvidia[-\s]?)?(?:gpu|grafikkarte)\b|"
+    r"\bнет\s(?:(?:дискретной|nvidia)\s)?(?:видеокарты|gpu|видюхи)|"  # noqa: RUF001
+    r"\bбез\s(?:gpu|видеокарты)|\bтолько\s(?:на\s)?(?:cpu|процессор)",  # noqa: RUF001
+    re.IGNORECASE,
+)
+# What the CPU is said to be used against: a symptom of a CPU build, not the reporter's choice;
+# or an NVIDIA GPU named beside it ("OS X on a Mac Pro with a GTX 680").
+_CPU_SYMPTOM = re.compile(
+    r"\b(?:instead\sof|rather\sthan)\s(?:the\s|my\s)?(?:gpus?|cuda)\b|\bbut\s(?:i|we)\shave\s"
+    r"(?:an?\s)?(?:nvidia\s)?(?:gpu|rtx|gtx)|而不是\s?(?:gpu|GPU)|"
+    r"\b(?:GTX|RTX|Quadro|Tesla|GeForce|TITAN)\b",
+    re.IGNORECASE,
+)
 # What a sentence about a missing GPU may be about, other than the reporter's machine.
 _GPU_HOLDER = re.compile(r"\b(?:nodes?|pods?|kubernetes|k8s|kubelet)\b", re.IGNORECASE)
 
@@ -425,6 +476,9 @@ def cpu_stated(line: Line) -> list[Fact]:
     if _GPU_HOLDER.search(line.text):
         return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
+    if found is None:
+        said = _CPU_SAID.search(line.text)
+        found = None if said is None or _CPU_SYMPTOM.search(line.text) else said
     return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
 

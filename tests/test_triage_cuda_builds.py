@@ -1,0 +1,82 @@
+"""Triage readings of CUDA and the driver, PyTorch's builds, cuDNN and GPU visibility (the
+ninth pass): each on the real text of a corpus report (tests/data/reports, source cited there)
+and on the other shapes the same kind of text takes, independent of the corpus's expectations."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+from tests.test_triage_gpu_stack import findings
+
+NOT_COMPILED = "AssertionError: Torch not compiled with CUDA enabled\n"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "(I am using CPU only)",
+        "I have no GPU, so I should run it with CPU, but it is not right.",
+        "I only have a CPU on this box.",
+        "I want to run it on the CPU.",
+        "I don't have an NVIDIA card.",
+        "My laptop has only Intel UHD graphics.",
+        "I'm on my MacBook Air.",
+        "运行这一步时我使用的是cpu",
+        "我的电脑没有独立显卡",
+        "GPUがないのでCPUで動かしています",
+        "No tengo GPU.",
+        "Não tenho placa de vídeo.",
+        "Ich habe keine GPU.",
+        "У меня нет видеокарты.",  # noqa: RUF001
+    ],
+)
+def test_a_machine_said_to_have_no_gpu_makes_not_compiled_advice(matrix: Matrix, said: str) -> None:
+    """846, 847: PyTorch's CPU-only verdict where the reporter runs on the CPU by choice; the
+    program, not the build, is what needs a CPU path."""
+    assert findings(matrix, NOT_COMPILED + said + "\n") == {"SC201": Severity.INFO}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I installed the CPU-only version of pytorch.",
+        "I use cpu-only torch from pip.",
+        "The model runs on CPU instead of GPU.",
+        "It uses CPU only, but I have an RTX 3060.",
+        "我安装的是CPU版本",
+        "My MAC address is fixed.",
+    ],
+)
+def test_a_cpu_build_or_a_symptom_is_no_cpu_machine(matrix: Matrix, said: str) -> None:
+    """The build named, or the CPU as what happened against a GPU: SC201 keeps its error."""
+    assert findings(matrix, NOT_COMPILED + said + "\n")["SC201"] is Severity.ERROR
+
+
+def test_cpu_machine_stays_an_error_where_a_gpu_is_shown(matrix: Matrix) -> None:
+    shown = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    text = body("846") + "\n" + shown
+    assert findings(matrix, text)["SC201"] is Severity.ERROR
+    assert findings(matrix, body("846"))["SC201"] is Severity.INFO
+    assert findings(matrix, body("847"))["SC201"] is Severity.INFO
+
+
+def test_the_availability_probes_no_driver_warning_is_advice(matrix: Matrix) -> None:
+    """871: `UserWarning: CUDA initialization: Found no NVIDIA driver` is what
+    torch.cuda.is_available() prints on a machine without a driver (PyTorch 1.5-1.8): the program
+    asked and went on. The RuntimeError of `.cuda()` stays an error; a GPU or driver shown, or a
+    container, makes the warning a finding again."""
+    assert findings(matrix, body("871")) == {"SC532": Severity.INFO}
+    failed = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have\n"
+    assert findings(matrix, failed) == {"SC532": Severity.ERROR}
+    driver = "NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4\n"
+    assert findings(matrix, driver + body("871"))["SC532"] is Severity.ERROR
+    container = "docker run -it pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime python train.py\n"
+    assert findings(matrix, container + body("871"))["SC531"] is Severity.ERROR
+    observed = read_report(body("871"), "pasted").snapshot.observations("no-gpu-probed")
+    assert [o.value for o in observed] == [
+        "CUDA initialization: Found no NVIDIA driver on your system"
+    ]
