@@ -80,3 +80,29 @@ def test_the_availability_probes_no_driver_warning_is_advice(matrix: Matrix) -> 
     assert [o.value for o in observed] == [
         "CUDA initialization: Found no NVIDIA driver on your system"
     ]
+
+
+def test_invalid_device_ordinal_where_the_gpu_count_is_shown(matrix: Matrix) -> None:
+    """859, 891: CUDA's error 101 beside the machine's GPU count said in a sentence; alone it
+    says nothing of how many GPUs or ranks there were (890's mark), and under MIG it is
+    gpu-mode's (581)."""
+    assert findings(matrix, body("859"))["SC1325"] is Severity.WARNING
+    assert findings(matrix, body("891"))["SC1325"] is Severity.WARNING
+    error = "RuntimeError: CUDA error: invalid device ordinal\n"
+    assert "SC1325" not in findings(matrix, error)
+    for said in (
+        "I only have 1 GPU.",
+        "on a single GPU",
+        "My workstation has two RTX 3090.",
+        "THCudaCheck FAIL file=Module.cpp line=33 error=101 : invalid device ordinal",
+    ):
+        text = error + said + "\n" if "THCudaCheck" not in said else said + "\nusing 2 GPUs\n"
+        assert findings(matrix, text)["SC1325"] is Severity.WARNING, said
+    for said in ("we train on 4 nodes", "with 8 workers", "I have 16GB of RAM"):
+        assert "SC1325" not in findings(matrix, error + said + "\n"), said
+    mig = "I only have 1 GPU. MIG is enabled on one of the GPUs.\n"
+    assert "SC1325" not in findings(matrix, error + mig)
+    listed = "GPU 0: NVIDIA A10G (UUID: GPU-5c4b3a4e-7d1f-2b7c-7f5e-0c3f8c1f9a11)\n"
+    assert findings(matrix, listed + error)["SC1325"] is Severity.WARNING
+    counted = read_report(body("891"), "pasted").snapshot.observations("gpu-count-stated")
+    assert [o.value for o in counted] == ["1"]

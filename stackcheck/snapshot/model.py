@@ -369,6 +369,8 @@ ObservationKind = Literal[
     "privileged-stated",  # the report says its container or pod runs privileged
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
     "no-gpu-probed",  # PyTorch's availability probe warned it found no driver (is_available False)
+    "invalid-device-ordinal",  # CUDA error 101: a process asked for a GPU index it cannot see
+    "gpu-count-stated",  # the report says how many GPUs the machine has ("my server has 2 A100")
 ]
 
 

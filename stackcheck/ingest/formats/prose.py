@@ -646,6 +646,28 @@ def gpu_counted(line: Line) -> list[Fact]:
     return [GpuFact(line, next(g for g in found.groups() if g))]
 
 
+# How many GPUs the reporter's machine has, said in a sentence ("My server has 2 80G-A100", "with
+# one A10G GPU (24GB VRAM)", "I only have 1 GPU"): up to two words of model between the count and
+# a GPU word or model; not the nodes of a cluster ("on 4 nodes").
+_COUNT_WORD = {"one": "1", "a single": "1", "single": "1", "two": "2", "four": "4", "eight": "8"}
+_GPU_COUNT = re.compile(
+    r"\b(?:has|have|had|with|on|using|only)\s(?:only\s|just\s)?"
+    r"(one|a\ssingle|single|two|four|eight|\d{1,2})\s?(?:x\s?)?(?:[\w-]+\s){0,2}?"
+    r"(?:GPUs?|graphics\scards?|(?:NVIDIA\s)?[\w-]{0,8}(?:A\d{1,3}G?|H\d{2,3}|V100|T4|L4|L40S?|P100|"
+    r"P40|K80)|(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti)?)\b(?!\s(?:nodes?|machines?|servers?|hosts?|clusters?)\b)",
+    re.IGNORECASE,
+)
+
+
+def gpu_count_stated(line: Line) -> list[Fact]:
+    """How many GPUs a sentence says the machine has."""
+    found = _GPU_COUNT.search(line.text)
+    if found is None:
+        return []
+    count = _COUNT_WORD.get(found.group(1).lower(), found.group(1))
+    return [ObservationFact(line, "gpu-count-stated", count)]
+
+
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
     if "gpu" not in line.text[:16].lower():
@@ -681,6 +703,7 @@ class Prose(Format):
                 *memlock_raise_stated(line),
                 *gpu_stated(line),
                 *gpu_counted(line),
+                *gpu_count_stated(line),
             )
         ]
 
