@@ -106,3 +106,15 @@ def test_invalid_device_ordinal_where_the_gpu_count_is_shown(matrix: Matrix) -> 
     assert findings(matrix, listed + error)["SC1325"] is Severity.WARNING
     counted = read_report(body("891"), "pasted").snapshot.observations("gpu-count-stated")
     assert [o.value for o in counted] == ["1"]
+
+
+def test_a_torch_pin_no_variant_of_which_runs_on_the_gpu(matrix: Matrix) -> None:
+    """845: `torch==2.1.2` in a Dockerfile's requirements and a 5070 Ti named by its number:
+    no CUDA variant of 2.1 carries sm_120, whichever wheel pip picks; 2.9's does."""
+    assert findings(matrix, body("845"))["SC202"] is Severity.WARNING
+    gpu = "I had to change them to support a 5070 ti GPU.\n"
+    assert findings(matrix, "torch==2.1.2\n\n" + gpu)["SC202"] is Severity.WARNING
+    assert "SC202" not in findings(matrix, "torch==2.9.0\n\n" + gpu)
+    assert "SC202" not in findings(matrix, "torch==2.1.2\n")  # no GPU shown
+    older = "torch==2.1.2\n\nI use the RTX3090 for training.\n"  # sm_86: 2.1's cu121 has it
+    assert "SC202" not in findings(matrix, older)

@@ -267,7 +267,9 @@ class TorchMissingArch(Rule):
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
-        "carries (read from libtorch_python.so, else from the matrix for that wheel variant); "
+        "carries (read from libtorch_python.so, else from the matrix for that wheel variant; "
+        "a PyTorch named without its build, `torch==2.1.2`, where no variant of that release "
+        "carries the GPU's architecture: a warning); "
         "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
         "compiler older than the GPU).",
@@ -290,6 +292,10 @@ class TorchMissingArch(Rule):
             for finding in self._check_build(ctx, torch):
                 found = True
                 yield finding
+        if not found:
+            for torch in ctx.installations(ComponentName.TORCH):
+                if torch not in ctx.torch_cuda_builds and torch.properties.get("cpu_only") != "yes":
+                    yield from self._no_variant_fits(ctx, torch)
         failures = ctx.snapshot.observations("no-kernel-image")
         if failures and not found:
             yield self.finding(
@@ -366,6 +372,30 @@ class TorchMissingArch(Rule):
                     [*torch.evidence[:1], *gpu.evidence[:1], matrix],
                     severity=Severity.WARNING,
                 )
+
+    def _no_variant_fits(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
+        """A PyTorch named without its build (`torch==2.1.2` in a requirements file or a
+        Dockerfile) on a GPU that no CUDA variant of that release carries code for: whichever
+        wheel pip picks, nothing runs there (an RTX 50's sm_120 before 2.7)."""
+        release = ctx.matrix.torch_release(torch.version)
+        archs = [v.archs for v in release.variants if v.archs] if release is not None else []
+        if release is None or not archs:
+            return
+        for gpu in ctx.gpus:
+            cc = gpu.compute_capability
+            if cc is None or any(runs_on(a, cc) != "none" for a in archs):
+                continue
+            evidence = Evidence(
+                kind="matrix", source=release.source, detail=f"torch {release.version}"
+            )
+            variants = ", ".join(f"cu{v.cuda}" for v in release.variants)
+            yield self.finding(
+                f"PyTorch {torch.version} has no CUDA build with code for {gpu.name} (compute "
+                f"capability {cc}): none of its variants ({variants}) "
+                "carries that architecture, so whichever wheel is installed, nothing runs there.",
+                [*torch.evidence[:1], evidence, *gpu.evidence[:1]],
+                severity=Severity.WARNING,
+            )
 
     @staticmethod
     def _archs(ctx: CheckContext, torch: Installation) -> tuple[list[str], list[Evidence], bool]:
