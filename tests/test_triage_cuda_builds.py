@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from stackcheck.check.model import Severity
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
@@ -118,3 +119,37 @@ def test_a_torch_pin_no_variant_of_which_runs_on_the_gpu(matrix: Matrix) -> None
     assert "SC202" not in findings(matrix, "torch==2.1.2\n")  # no GPU shown
     older = "torch==2.1.2\n\nI use the RTX3090 for training.\n"  # sm_86: 2.1's cu121 has it
     assert "SC202" not in findings(matrix, older)
+
+
+def test_driver_library_mismatch_quoted_in_its_other_forms(matrix: Matrix) -> None:
+    """884: NVML's mismatch quoted without nvidia-smi's `Failed to initialize NVML:`; also
+    nvmlErrorString's and pynvml's names for it; not a condition."""
+    assert findings(matrix, body("884"))["SC103"] is Severity.ERROR
+    for said in (
+        "nvidia-smi then reports `Driver/library version mismatch`",
+        "pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.",
+    ):
+        assert findings(matrix, said + "\n")["SC103"] is Severity.ERROR, said
+    condition = "If nvidia-smi says Driver/library version mismatch, reboot the node.\n"
+    assert "SC103" not in findings(matrix, condition)
+
+
+def test_apex_mismatch_link_where_the_traceback_stops_before_the_message(matrix: Matrix) -> None:
+    """850: apex's check raised, the paste ends at the raise statement's link; the toolkit is the
+    nvcc printed before. Beside the full message, one finding, with PyTorch's CUDA."""
+    found = check_report(body("850"), matrix)
+    sc203 = [f for f in found if f.id == "SC203"]
+    assert len(sc203) == 1 and sc203[0].severity is Severity.ERROR
+    assert "CUDA 11.0.167 toolkit" in sc203[0].message
+    full = (
+        "Warning:  Cuda extensions are being compiled with a version of Cuda that does not match "
+        "the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda "
+        "10.2.\nIn some cases, a minor-version mismatch will not cause later errors:  "
+        "https://github.com/NVIDIA/apex/pull/323#discussion_r287021798.\n"
+    )
+    both = [f for f in check_report(full, matrix) if f.id == "SC203"]
+    assert len(both) == 1 and "CUDA 10.2" in both[0].message
+
+
+def check_report(text: str, matrix: Matrix) -> list[Finding]:
+    return check(read_report(text, "pasted").snapshot, matrix).findings

@@ -183,18 +183,27 @@ class TorchCudaBaseMismatch(Rule):
                         [*torch.evidence[:1], *base.evidence[:1]],
                         severity=Severity.WARNING,
                     )
-        for seen in ctx.snapshot.observations("cuda-build-mismatch"):
+        mismatches = ctx.snapshot.observations("cuda-build-mismatch")
+        for seen in mismatches:
             toolkit, torch_cuda = (seen.value or " ").split(" ", 1)
+            if torch_cuda == "?":
+                # apex's link alone (a traceback cut before its message): PyTorch's CUDA is the
+                # build's, where the text shows one; once only, beside the message itself.
+                if any(o.value != seen.value for o in mismatches) or seen is not mismatches[0]:
+                    continue
+                builds = [t.cuda for t in ctx.torch_cuda_builds if t.cuda]
+                torch_cuda = str(builds[0]) if builds else "another CUDA"
             if toolkit == "?":
                 # apex names only PyTorch's CUDA; the toolkit is the nvcc it printed before.
                 nvcc = _NVCC_RELEASE.search(seen.evidence.detail or "")
                 toolkit = nvcc.group(1) if nvcc else self._other_toolkit(ctx, torch_cuda) or ""
             built = f"the CUDA {toolkit} toolkit" if toolkit else "a toolkit of another CUDA"
+            torch_cuda = torch_cuda if torch_cuda == "another CUDA" else f"CUDA {torch_cuda}"
             # DeepSpeed with DS_SKIP_CUDA_CHECK=1 prints it as a [WARNING] and goes on.
             allowed = "WARNING" in (seen.evidence.detail or "")
             yield self.finding(
                 f"A CUDA extension was built with {built} against a PyTorch "
-                f"built for CUDA {torch_cuda}"
+                f"built for {torch_cuda}"
                 + (": allowed, but the build may fail." if allowed else ": the build stopped."),
                 [seen.evidence],
                 severity=Severity.WARNING if allowed else Severity.ERROR,
