@@ -153,3 +153,13 @@ def test_apex_mismatch_link_where_the_traceback_stops_before_the_message(matrix:
 
 def check_report(text: str, matrix: Matrix) -> list[Finding]:
     return check(read_report(text, "pasted").snapshot, matrix).findings
+
+
+def test_a_node_said_to_advertise_no_gpu(matrix: Matrix) -> None:
+    """879: `nvidia.com/gpu: 0` quoted in a sentence about the device plugin; a pod spec's
+    request of 0 is no node's capacity."""
+    assert findings(matrix, body("879"))["SC532"] is Severity.ERROR
+    said = "After the upgrade the node shows nvidia.com/gpu: 0 in kubectl describe.\n"
+    assert findings(matrix, said)["SC532"] is Severity.ERROR
+    for other in ("It sets nvidia.com/gpu: 0.5 on the node.\n", "nvidia.com/gpu: 1\n"):
+        assert "SC532" not in findings(matrix, other), other
