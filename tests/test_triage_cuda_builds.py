@@ -163,3 +163,20 @@ def test_a_node_said_to_advertise_no_gpu(matrix: Matrix) -> None:
     assert findings(matrix, said)["SC532"] is Severity.ERROR
     for other in ("It sets nvidia.com/gpu: 0.5 on the node.\n", "nvidia.com/gpu: 1\n"):
         assert "SC532" not in findings(matrix, other), other
+
+
+def test_cudnn_loaders_that_find_no_cudnn_of_their_major(matrix: Matrix) -> None:
+    """cuDNN 9's sub-library loader on Linux and cuDNN's DLL loader on Windows, as the programs
+    that bundle them print it (catalogue examples, their threads cited there)."""
+    linux = (
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+        "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n"
+    )
+    windows = "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
+    for text, major in ((linux, "cuDNN 9"), (windows, "cuDNN 8")):
+        found = [f for f in check_report(text, matrix) if f.id == "SC301"]
+        assert len(found) == 1 and major in found[0].message, text
+    cudnn8 = "nvidia-cudnn-cu11==8.9.6.50\n" + linux.splitlines()[0] + "\n"
+    assert "only cuDNN 8 is installed" in next(
+        f.message for f in check_report(cudnn8, matrix) if f.id == "SC301"
+    )
