@@ -180,3 +180,15 @@ def test_cudnn_loaders_that_find_no_cudnn_of_their_major(matrix: Matrix) -> None
     assert "only cuDNN 8 is installed" in next(
         f.message for f in check_report(cudnn8, matrix) if f.id == "SC301"
     )
+
+
+def test_tensorflows_import_probe_finding_no_driver(matrix: Matrix) -> None:
+    """TensorFlow's cudart_stub line is a probe like PyTorch's warning: advice alone, a finding
+    where the text shows a driver."""
+    line = (
+        "2023-05-01 12:17:26.168772: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda "
+        "drivers on your machine, GPU will not be used.\n"
+    )
+    assert findings(matrix, line) == {"SC532": Severity.INFO}
+    driver = "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+    assert findings(matrix, driver + line)["SC532"] is Severity.ERROR

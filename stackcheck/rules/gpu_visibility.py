@@ -141,7 +141,10 @@ class NoGpuVisible(Rule):
         "detected`, `CUDA_ERROR_NO_DEVICE`, `/proc/driver/nvidia/version does not exist`, "
         "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
         "report says the machine has no GPU or the program should run on the CPU, and shows "
-        "no GPU, driver or container, it is advice (info) to give the program a CPU path.",
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
+        "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
+        "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
+        "a GPU) is info where no GPU, driver or container is shown.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -172,11 +175,12 @@ class NoGpuVisible(Rule):
             or snapshot.run_specs
         )
         if not failed and not shown:
-            # Only is_available()'s warning: the program asked, got False and went on, as any
-            # CUDA build of PyTorch does on a machine without an NVIDIA GPU.
+            # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
+            # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
             yield self.finding(
-                f"PyTorch's CUDA probe found no NVIDIA driver ({said}): `is_available()` was "
-                "False and the program went on. Expected on a machine without an NVIDIA GPU; "
+                f"The program's CUDA probe found no NVIDIA driver ({said}) and went on without "
+                "a GPU (PyTorch's `is_available()` False, TensorFlow's import). Expected on a "
+                "machine without an NVIDIA GPU; "
                 "where there is one, its driver is not loaded or not visible to the process.",
                 [o.evidence for o in seen[:2]],
                 severity=Severity.INFO,
