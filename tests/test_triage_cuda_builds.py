@@ -192,3 +192,17 @@ def test_tensorflows_import_probe_finding_no_driver(matrix: Matrix) -> None:
     assert findings(matrix, line) == {"SC532": Severity.INFO}
     driver = "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
     assert findings(matrix, driver + line)["SC532"] is Severity.ERROR
+
+
+def test_an_installer_falling_back_to_the_cpu_build_beside_a_cuda_toolkit(matrix: Matrix) -> None:
+    """849: R torch found CUDA 11.0, had no LibTorch for it and fetched the CPU one; pip fetching
+    from the CPU index reads the same; a CPU build with no toolkit shown says nothing."""
+    assert findings(matrix, body("849"))["SC201"] is Severity.WARNING
+    pip = (
+        "Downloading https://download.pytorch.org/whl/cpu/torch-2.1.0%2Bcpu-cp310-cp310-"
+        "linux_x86_64.whl (194.9 MB)\n"
+    )
+    nvcc = "Cuda compilation tools, release 12.1, V12.1.105\n"
+    assert findings(matrix, pip + nvcc)["SC201"] is Severity.WARNING
+    assert "SC201" not in findings(matrix, pip)
+    assert "SC201" not in findings(matrix, pip + nvcc + "I only have a CPU on this laptop.\n")

@@ -29,7 +29,8 @@ class CpuOnlyTorch(Rule):
         "report says the machine has no NVIDIA GPU (an Apple-silicon Mac, a CPU-only box) and "
         "nothing shows one, that message is advice (`info`): no build gives CUDA there. Where no "
         "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel) beside a program that found "
-        "CUDA unavailable is a warning: the build is why.",
+        "CUDA unavailable is a warning: the build is why; so is a CPU build beside a CUDA "
+        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build).",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -81,6 +82,18 @@ class CpuOnlyTorch(Rule):
                     f"PyTorch {torch.version or ''} has no CUDA support, and the report shows the "
                     f"program found CUDA unavailable ({(unavailable[0].value or '')[:60]}).",
                     [*torch.evidence[:1], unavailable[0].evidence],
+                    severity=Severity.WARNING,
+                )
+                return
+            toolkits = ctx.installations(ComponentName.CUDA_TOOLKIT)
+            if cpu_only and len(cpu_only) == len(builds) and toolkits and not cpu:
+                # A CUDA toolkit is installed for a GPU: the CPU build is what an installer fell
+                # back to (R torch on a CUDA it had no LibTorch for, mlverse/torch#285).
+                torch, toolkit = cpu_only[0], toolkits[0]
+                yield self.finding(
+                    f"PyTorch {torch.version or ''} has no CUDA support, on a machine with the "
+                    f"CUDA {toolkit.version or ''} toolkit installed.",
+                    [*torch.evidence[:1], *toolkit.evidence[:1]],
                     severity=Severity.WARNING,
                 )
                 return
