@@ -206,3 +206,22 @@ def test_an_installer_falling_back_to_the_cpu_build_beside_a_cuda_toolkit(matrix
     assert findings(matrix, pip + nvcc)["SC201"] is Severity.WARNING
     assert "SC201" not in findings(matrix, pip)
     assert "SC201" not in findings(matrix, pip + nvcc + "I only have a CPU on this laptop.\n")
+
+
+def test_kubernetes_node_without_the_nvidia_runtime(matrix: Matrix) -> None:
+    """containerd's CRI refusing a pod whose RuntimeClass is nvidia (catalogue example's thread)."""
+    event = (
+        "  Warning  FailedCreatePodSandBox  12s (x10 over 2m11s)  kubelet            Failed to "
+        "create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no "
+        "runtime for \u201cnvidia\u201d is configured\n"
+    )
+    assert findings(matrix, event)["SC532"] is Severity.ERROR
+
+
+def test_device_count_zero_in_a_container(matrix: Matrix) -> None:
+    said = "Inside the container torch.cuda.device_count() returns 0.\n"
+    observed = read_report(said, "pasted").snapshot.observations("cuda-unavailable")
+    assert len(observed) == 1
+    run = "docker run -it --rm pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime python\n"
+    assert findings(matrix, run + said)["SC531"] is Severity.ERROR
+    assert not read_report("torch.cuda.device_count() returns 0.5\n", "pasted").snapshot.observed
