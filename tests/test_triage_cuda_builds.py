@@ -225,3 +225,14 @@ def test_device_count_zero_in_a_container(matrix: Matrix) -> None:
     run = "docker run -it --rm pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime python\n"
     assert findings(matrix, run + said)["SC531"] is Severity.ERROR
     assert not read_report("torch.cuda.device_count() returns 0.5\n", "pasted").snapshot.observed
+
+
+def test_tensorflow_without_a_cubin_for_the_gpu(matrix: Matrix) -> None:
+    """TensorFlow's PTX-JIT warning: the build lacks the GPU's cubin (a warning, not an error:
+    the JIT may still run)."""
+    line = (
+        "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with "
+        "CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels will be "
+        "jit-compiled from PTX, which could take 30 minutes or longer.\n"
+    )
+    assert findings(matrix, line) == {"SC202": Severity.WARNING}

@@ -291,7 +291,8 @@ class TorchMissingArch(Rule):
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
         "carries (read from libtorch_python.so, else from the matrix for that wheel variant; "
         "a PyTorch named without its build, `torch==2.1.2`, where no variant of that release "
-        "carries the GPU's architecture: a warning); "
+        "carries the GPU's architecture: a warning; TensorFlow's `not built with CUDA kernel "
+        "binaries compatible with compute capability X`, PTX only: a warning); "
         "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
         "compiler older than the GPU).",
@@ -324,6 +325,15 @@ class TorchMissingArch(Rule):
                 "A CUDA kernel found no code for the GPU (no kernel image is available for "
                 "execution on the device): the build lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
+            )
+        jit = ctx.snapshot.observations("ptx-jit-only")
+        if jit and not found and not failures:
+            yield self.finding(
+                f"The framework has no cubin for this GPU ({jit[0].value}): its kernels are "
+                "JIT-compiled from PTX at start (minutes, or longer), and fail where the PTX's "
+                "toolkit predates the GPU.",
+                [o.evidence for o in jit[:2]],
+                severity=Severity.WARNING,
             )
         unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
         if unknown:
