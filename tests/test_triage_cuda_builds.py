@@ -236,3 +236,13 @@ def test_tensorflow_without_a_cubin_for_the_gpu(matrix: Matrix) -> None:
         "jit-compiled from PTX, which could take 30 minutes or longer.\n"
     )
     assert findings(matrix, line) == {"SC202": Severity.WARNING}
+
+
+def test_jax_finding_an_older_cudnn(matrix: Matrix) -> None:
+    line = (
+        "CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against "
+        "version 8906, which is newer. The copy of cuDNN that is installed must be at least as "
+        "new as the version against which JAX was built.\n"
+    )
+    found = [f for f in check_report(line, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and "compiled against 8906, loaded 8600" in found[0].message

@@ -81,7 +81,8 @@ class CudnnCudaMismatch(Rule):
         shadow = [path.evidence] if path is not None and "cudnn" in path.value.lower() else []
         for mismatch in ctx.snapshot.observations("cudnn-mismatch"):
             yield self.finding(
-                f"PyTorch loaded a cuDNN other than the one it was built with ({mismatch.value}).",
+                "The framework (PyTorch, TensorFlow, JAX) loaded a cuDNN other than the one it "
+                f"was built with ({mismatch.value}).",
                 [mismatch.evidence, *shadow],
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
