@@ -33,6 +33,8 @@ NOT_COMPILED = "AssertionError: Torch not compiled with CUDA enabled\n"
         "Não tenho placa de vídeo.",
         "Ich habe keine GPU.",
         "У меня нет видеокарты.",  # noqa: RUF001
+        "My PC has an AMD Radeon RX 6800.",
+        "I am using Intel Arc A770.",
     ],
 )
 def test_a_machine_said_to_have_no_gpu_makes_not_compiled_advice(matrix: Matrix, said: str) -> None:

@@ -221,6 +221,9 @@ _CPU_SAID = re.compile(
     r"graphics|video\scards?)\b|"
     r"\bnon[-\s]nvidia\s(?:gpus?|graphics|cards?)\b|"
     r"\bonly\s(?:an?\s)?(?:intel|amd)\s(?:[\w-]+\s)?(?:graphics|gpus?|cards?)\b|"
+    # Another vendor's GPU is no NVIDIA one: "I have an AMD Radeon RX 6800", "using Intel Arc".
+    r"\b(?:have|has|using|use|with)\s(?:an?\s)?(?:AMD\s)?(?:Radeon|Intel\sArc)\b|"
+    r"\b(?:have|has|using|use|with)\s(?:an?\s)?AMD\s(?:GPUs?|graphics\scards?|cards?)\b|"
     r"\b(?:want|wants|wanted|need|needs|should|must|would\slike|'d\slike|trying|try|tried|have|"
     r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
     r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
