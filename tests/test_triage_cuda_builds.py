@@ -248,3 +248,11 @@ def test_jax_finding_an_older_cudnn(matrix: Matrix) -> None:
     )
     found = [f for f in check_report(line, matrix) if f.id == "SC301"]
     assert len(found) == 1 and "compiled against 8906, loaded 8600" in found[0].message
+
+
+def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
+    wrapped = (
+        "When I import it I get UserWarning: CUDA initialization:\n"
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU\n"
+    )
+    assert findings(matrix, wrapped) == {"SC532": Severity.INFO}

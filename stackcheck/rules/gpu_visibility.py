@@ -156,8 +156,9 @@ class NoGpuVisible(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        failed = ctx.snapshot.observations("no-gpu")
-        seen = failed or ctx.snapshot.observations("no-gpu-probed")
+        probed = ctx.snapshot.observations("no-gpu-probed")
+        failed = [o for o in ctx.snapshot.observations("no-gpu") if not _probe_wrapped(o, probed)]
+        seen = failed or probed
         if not seen:
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
@@ -199,6 +200,18 @@ class NoGpuVisible(Rule):
             f"The process found no GPU or no NVIDIA driver: {said}.",
             [o.evidence for o in seen[:3]],
         )
+
+
+def _probe_wrapped(seen: Observation, probed: list[Observation]) -> bool:
+    """Whether ``seen`` is part of a probe's warning ("CUDA initialization: Found no NVIDIA
+    driver ..."), on its line or, where a wrap split it, on the next line or two."""
+    line = seen.evidence.line
+    return line is not None and any(
+        p.evidence.line is not None
+        and 0 <= line - p.evidence.line <= 2
+        and (seen.value or "?") in (p.value or "")
+        for p in probed
+    )
 
 
 class FewerGpusThanParallelism(Rule):
