@@ -256,3 +256,17 @@ def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
         "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU\n"
     )
     assert findings(matrix, wrapped) == {"SC532": Severity.INFO}
+
+
+def test_a_code_block_under_a_reindented_paragraph_keeps_its_reading() -> None:
+    """850 re-indented as a whole (under a list item): the nvcc block, four spaces deeper than
+    the paragraph before it, is still a block of its own."""
+    text = (
+        "  Here is the output:\n\n"
+        "      nvcc: NVIDIA (R) Cuda compiler driver\n"
+        "      Cuda compilation tools, release 11.0, V11.0.167\n"
+    )
+    toolkits = [
+        f for f in read_report(text, "pasted").facts if "CUDA toolkit 11.0.167" in f.describe()
+    ]
+    assert len(toolkits) == 1
