@@ -270,3 +270,13 @@ def test_a_code_block_under_a_reindented_paragraph_keeps_its_reading() -> None:
         f for f in read_report(text, "pasted").facts if "CUDA toolkit 11.0.167" in f.describe()
     ]
     assert len(toolkits) == 1
+
+
+def test_a_conda_cpu_build_row_pasted_alone(matrix: Matrix) -> None:
+    row = "pytorch                   1.12.1              py3.9_cpu_0    pytorch\n"
+    forge = "pytorch                   2.1.0           cpu_mkl_py310h6a7ea34_100    conda-forge\n"
+    cuda = "pytorch                   1.12.1          py3.9_cuda11.3_cudnn8.3.2_0    pytorch\n"
+    smi = "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+    for text in (row, forge):
+        assert findings(matrix, text + smi)["SC201"] is Severity.ERROR, text
+    assert "SC201" not in findings(matrix, cuda + smi)
