@@ -105,8 +105,13 @@ def test_invalid_device_ordinal_where_the_gpu_count_is_shown(matrix: Matrix) -> 
         assert "SC1325" not in findings(matrix, error + said + "\n"), said
     mig = "I only have 1 GPU. MIG is enabled on one of the GPUs.\n"
     assert "SC1325" not in findings(matrix, error + mig)
-    listed = "GPU 0: NVIDIA A10G (UUID: GPU-5c4b3a4e-7d1f-2b7c-7f5e-0c3f8c1f9a11)\n"
-    assert findings(matrix, listed + error)["SC1325"] is Severity.WARNING
+    listed = (
+        "GPU 0: NVIDIA A10G (UUID: GPU-5c4b3a4e-7d1f-2b7c-7f5e-0c3f8c1f9a11)\n"
+        "GPU 1: NVIDIA A10G (UUID: GPU-6d5c4b5f-8e2a-3c8d-8a6f-1d4a9d2a0b22)\n"
+    )
+    found = check_report(listed + error, matrix)
+    assert [f.severity for f in found if f.id == "SC1325"] == [Severity.WARNING]
+    assert "with 2 GPU(s)" in next(f.message for f in found if f.id == "SC1325")
     counted = read_report(body("891"), "pasted").snapshot.observations("gpu-count-stated")
     assert [o.value for o in counted] == ["1"]
 

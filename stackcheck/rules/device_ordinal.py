@@ -45,8 +45,9 @@ class DeviceOrdinalBeyondGpus(Rule):
         stated = snapshot.observations("gpu-count-stated")
         if stated:
             count, evidence = stated[0].value or "?", stated[0].evidence
-        elif ctx.gpus:
-            count, evidence = str(len(ctx.gpus)), ctx.gpus[0].evidence[0]
+        elif snapshot.gpus.devices:
+            devices = snapshot.gpus.devices
+            count, evidence = str(len(devices)), devices[0].evidence[0]
         else:
             return
         yield self.finding(
