@@ -24,7 +24,9 @@ InfiniBand", "if you have RoCE", "... disables RoCE", a question).
 A sentence that says the machine has no GPU or that the program should run on the CPU ("I
 don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
 MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
-fault of the stack (unless the text also shows a GPU, a driver or a container).
+fault of the stack (unless the text also shows a GPU, a driver or a container). So does "(I am
+using CPU only)", "I have no GPU", another vendor's GPU, and the same in other languages; how many
+GPUs the machine has ("My server has 2 80G-A100") is read too.
 
 A sentence that names a GPU request (`--gpus`, `nvidia.com/gpu`, GPU limits) as what was
 missing or as the fix ("you need to set the gpu limits", "solved it by adding --gpus all") is
