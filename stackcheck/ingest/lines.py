@@ -189,13 +189,14 @@ def _unquoted(raw: str) -> str:
     return expanded[_QUOTE_MARKS.match(expanded).end() :]  # type: ignore[union-attr]
 
 
-def block_indents(raws: Sequence[str]) -> list[int]:
+def block_indents(raws: Sequence[str], depth: int = 0) -> list[int]:
     """Each line's block indentation: a block of lines that all start with whitespace, after a
     blank line, a fence or the start of the text (a Markdown indented code block, output pasted
     under a list item or re-indented by an editor), loses its common indentation, as if pasted
     flush left. Lines that continue a flush-left line (YAML under its key, a traceback's frames)
-    keep theirs."""
-    bodies = [_unquoted(raw) for raw in raws]
+    keep theirs. Inside a block, what reads as a block once that indentation is gone (a code
+    block under a paragraph of a whole text re-indented) loses its own, up to three levels."""
+    bodies = [_unquoted(raw) for raw in raws] if depth == 0 else list(raws)
     indents = [0] * len(raws)
     after_break = True
     index = 0
@@ -209,6 +210,9 @@ def block_indents(raws: Sequence[str]) -> list[int]:
                 end += 1
             common = min(len(b) - len(b.lstrip(" ")) for b in bodies[index:end] if b.strip())
             indents[index:end] = [common] * (end - index)
+            if depth < 3 and common:
+                inner = block_indents([b[common:] for b in bodies[index:end]], depth + 1)
+                indents[index:end] = [common + i for i in inner]
             index = end
             after_break = False
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupported
+from stackcheck.rules.device_ordinal import DeviceOrdinalBeyondGpus
 from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.driver_cuda import (
     DriverLibraryMismatch,
@@ -186,6 +187,7 @@ RULES: tuple[Rule, ...] = (
     ComputeModeExclusive(),
     VisibleDeviceBeyondContainer(),
     PrivilegedSeesAllGpus(),
+    DeviceOrdinalBeyondGpus(),
 )
 
 

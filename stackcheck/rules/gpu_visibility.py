@@ -58,7 +58,7 @@ class ContainerWithoutGpus(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable")
+        unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable", "no-gpu-probed")
         for spec in ctx.snapshot.run_specs:
             if spec.kind not in ("docker-run", "compose", "kubernetes") or spec.gpus is not None:
                 continue
@@ -141,7 +141,10 @@ class NoGpuVisible(Rule):
         "detected`, `CUDA_ERROR_NO_DEVICE`, `/proc/driver/nvidia/version does not exist`, "
         "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
         "report says the machine has no GPU or the program should run on the CPU, and shows "
-        "no GPU, driver or container, it is advice (info) to give the program a CPU path.",
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
+        "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
+        "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
+        "a GPU) is info where no GPU, driver or container is shown.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -153,7 +156,9 @@ class NoGpuVisible(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        seen = ctx.snapshot.observations("no-gpu")
+        probed = ctx.snapshot.observations("no-gpu-probed")
+        failed = [o for o in ctx.snapshot.observations("no-gpu") if not _probe_wrapped(o, probed)]
+        seen = failed or probed
         if not seen:
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
@@ -163,9 +168,26 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        if cpu and not (
-            ctx.has_nvidia_gpu or on_bus or snapshot.platform.container or snapshot.run_specs
-        ):
+        shown = (
+            ctx.has_nvidia_gpu
+            or on_bus
+            or ctx.driver is not None
+            or snapshot.platform.container
+            or snapshot.run_specs
+        )
+        if not failed and not shown:
+            # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
+            # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
+            yield self.finding(
+                f"The program's CUDA probe found no NVIDIA driver ({said}) and went on without "
+                "a GPU (PyTorch's `is_available()` False, TensorFlow's import). Expected on a "
+                "machine without an NVIDIA GPU; "
+                "where there is one, its driver is not loaded or not visible to the process.",
+                [o.evidence for o in seen[:2]],
+                severity=Severity.INFO,
+            )
+            return
+        if cpu and not shown:
             yield self.finding(
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
@@ -178,6 +200,18 @@ class NoGpuVisible(Rule):
             f"The process found no GPU or no NVIDIA driver: {said}.",
             [o.evidence for o in seen[:3]],
         )
+
+
+def _probe_wrapped(seen: Observation, probed: list[Observation]) -> bool:
+    """Whether ``seen`` is part of a probe's warning ("CUDA initialization: Found no NVIDIA
+    driver ..."), on its line or, where a wrap split it, on the next line or two."""
+    line = seen.evidence.line
+    return line is not None and any(
+        p.evidence.line is not None
+        and 0 <= line - p.evidence.line <= 2
+        and (seen.value or "?") in (p.value or "")
+        for p in probed
+    )
 
 
 class FewerGpusThanParallelism(Rule):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable
 
 from stackcheck import versions
@@ -26,6 +27,11 @@ def loaded_by_torch(
     if not path.startswith("/"):
         return None
     return next((i for i in ctx.installations(component) if _holds(i, path)), None)
+
+
+# The cuDNN major a missing library names: a soname's (libcudnn_cnn_infer.so.8.9.2) or a Windows
+# DLL's (cudnn_ops_infer64_8.dll).
+_CUDNN_MAJOR = re.compile(r"^(?:lib)?cudnn\w{0,40}?(?:\.so\.|64_)(\d{1,2})")
 
 
 class CudnnCudaMismatch(Rule):
@@ -75,13 +81,15 @@ class CudnnCudaMismatch(Rule):
         shadow = [path.evidence] if path is not None and "cudnn" in path.value.lower() else []
         for mismatch in ctx.snapshot.observations("cudnn-mismatch"):
             yield self.finding(
-                f"PyTorch loaded a cuDNN other than the one it was built with ({mismatch.value}).",
+                "The framework (PyTorch, TensorFlow, JAX) loaded a cuDNN other than the one it "
+                f"was built with ({mismatch.value}).",
                 [mismatch.evidence, *shadow],
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
         for missing in ctx.snapshot.observations("library-missing"):
             name = missing.value or ""
-            wanted = versions.major(name.rsplit(".so.", 1)[-1]) if "libcudnn" in name else None
+            soname = _CUDNN_MAJOR.search(name)  # libcudnn_cnn.so.9.1.0, cudnn_ops_infer64_8.dll
+            wanted = versions.major(soname.group(1)) if soname is not None else None
             if wanted is None:
                 continue
             others = sorted(str(m) for m in installed - {wanted} if m is not None)

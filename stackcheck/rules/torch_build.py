@@ -29,7 +29,8 @@ class CpuOnlyTorch(Rule):
         "report says the machine has no NVIDIA GPU (an Apple-silicon Mac, a CPU-only box) and "
         "nothing shows one, that message is advice (`info`): no build gives CUDA there. Where no "
         "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel) beside a program that found "
-        "CUDA unavailable is a warning: the build is why.",
+        "CUDA unavailable is a warning: the build is why; so is a CPU build beside a CUDA "
+        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build).",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -81,6 +82,18 @@ class CpuOnlyTorch(Rule):
                     f"PyTorch {torch.version or ''} has no CUDA support, and the report shows the "
                     f"program found CUDA unavailable ({(unavailable[0].value or '')[:60]}).",
                     [*torch.evidence[:1], unavailable[0].evidence],
+                    severity=Severity.WARNING,
+                )
+                return
+            toolkits = ctx.installations(ComponentName.CUDA_TOOLKIT)
+            if cpu_only and len(cpu_only) == len(builds) and toolkits and not cpu:
+                # A CUDA toolkit is installed for a GPU: the CPU build is what an installer fell
+                # back to (R torch on a CUDA it had no LibTorch for, mlverse/torch#285).
+                torch, toolkit = cpu_only[0], toolkits[0]
+                yield self.finding(
+                    f"PyTorch {torch.version or ''} has no CUDA support, on a machine with the "
+                    f"CUDA {toolkit.version or ''} toolkit installed.",
+                    [*torch.evidence[:1], *toolkit.evidence[:1]],
                     severity=Severity.WARNING,
                 )
                 return
@@ -183,18 +196,27 @@ class TorchCudaBaseMismatch(Rule):
                         [*torch.evidence[:1], *base.evidence[:1]],
                         severity=Severity.WARNING,
                     )
-        for seen in ctx.snapshot.observations("cuda-build-mismatch"):
+        mismatches = ctx.snapshot.observations("cuda-build-mismatch")
+        for seen in mismatches:
             toolkit, torch_cuda = (seen.value or " ").split(" ", 1)
+            if torch_cuda == "?":
+                # apex's link alone (a traceback cut before its message): PyTorch's CUDA is the
+                # build's, where the text shows one; once only, beside the message itself.
+                if any(o.value != seen.value for o in mismatches) or seen is not mismatches[0]:
+                    continue
+                builds = [t.cuda for t in ctx.torch_cuda_builds if t.cuda]
+                torch_cuda = str(builds[0]) if builds else "another CUDA"
             if toolkit == "?":
                 # apex names only PyTorch's CUDA; the toolkit is the nvcc it printed before.
                 nvcc = _NVCC_RELEASE.search(seen.evidence.detail or "")
                 toolkit = nvcc.group(1) if nvcc else self._other_toolkit(ctx, torch_cuda) or ""
             built = f"the CUDA {toolkit} toolkit" if toolkit else "a toolkit of another CUDA"
+            torch_cuda = torch_cuda if torch_cuda == "another CUDA" else f"CUDA {torch_cuda}"
             # DeepSpeed with DS_SKIP_CUDA_CHECK=1 prints it as a [WARNING] and goes on.
             allowed = "WARNING" in (seen.evidence.detail or "")
             yield self.finding(
                 f"A CUDA extension was built with {built} against a PyTorch "
-                f"built for CUDA {torch_cuda}"
+                f"built for {torch_cuda}"
                 + (": allowed, but the build may fail." if allowed else ": the build stopped."),
                 [seen.evidence],
                 severity=Severity.WARNING if allowed else Severity.ERROR,
@@ -267,7 +289,10 @@ class TorchMissingArch(Rule):
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
-        "carries (read from libtorch_python.so, else from the matrix for that wheel variant); "
+        "carries (read from libtorch_python.so, else from the matrix for that wheel variant; "
+        "a PyTorch named without its build, `torch==2.1.2`, where no variant of that release "
+        "carries the GPU's architecture: a warning; TensorFlow's `not built with CUDA kernel "
+        "binaries compatible with compute capability X`, PTX only: a warning); "
         "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
         "compiler older than the GPU).",
@@ -290,12 +315,25 @@ class TorchMissingArch(Rule):
             for finding in self._check_build(ctx, torch):
                 found = True
                 yield finding
+        if not found:
+            for torch in ctx.installations(ComponentName.TORCH):
+                if torch not in ctx.torch_cuda_builds and torch.properties.get("cpu_only") != "yes":
+                    yield from self._no_variant_fits(ctx, torch)
         failures = ctx.snapshot.observations("no-kernel-image")
         if failures and not found:
             yield self.finding(
                 "A CUDA kernel found no code for the GPU (no kernel image is available for "
                 "execution on the device): the build lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
+            )
+        jit = ctx.snapshot.observations("ptx-jit-only")
+        if jit and not found and not failures:
+            yield self.finding(
+                f"The framework has no cubin for this GPU ({jit[0].value}): its kernels are "
+                "JIT-compiled from PTX at start (minutes, or longer), and fail where the PTX's "
+                "toolkit predates the GPU.",
+                [o.evidence for o in jit[:2]],
+                severity=Severity.WARNING,
             )
         unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
         if unknown:
@@ -366,6 +404,30 @@ class TorchMissingArch(Rule):
                     [*torch.evidence[:1], *gpu.evidence[:1], matrix],
                     severity=Severity.WARNING,
                 )
+
+    def _no_variant_fits(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
+        """A PyTorch named without its build (`torch==2.1.2` in a requirements file or a
+        Dockerfile) on a GPU that no CUDA variant of that release carries code for: whichever
+        wheel pip picks, nothing runs there (an RTX 50's sm_120 before 2.7)."""
+        release = ctx.matrix.torch_release(torch.version)
+        archs = [v.archs for v in release.variants if v.archs] if release is not None else []
+        if release is None or not archs:
+            return
+        for gpu in ctx.gpus:
+            cc = gpu.compute_capability
+            if cc is None or any(runs_on(a, cc) != "none" for a in archs):
+                continue
+            evidence = Evidence(
+                kind="matrix", source=release.source, detail=f"torch {release.version}"
+            )
+            variants = ", ".join(f"cu{v.cuda}" for v in release.variants)
+            yield self.finding(
+                f"PyTorch {torch.version} has no CUDA build with code for {gpu.name} (compute "
+                f"capability {cc}): none of its variants ({variants}) "
+                "carries that architecture, so whichever wheel is installed, nothing runs there.",
+                [*torch.evidence[:1], evidence, *gpu.evidence[:1]],
+                severity=Severity.WARNING,
+            )
 
     @staticmethod
     def _archs(ctx: CheckContext, torch: Installation) -> tuple[list[str], list[Evidence], bool]:

@@ -368,6 +368,10 @@ ObservationKind = Literal[
     "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
     "privileged-stated",  # the report says its container or pod runs privileged
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
+    "no-gpu-probed",  # PyTorch's availability probe warned it found no driver (is_available False)
+    "invalid-device-ordinal",  # CUDA error 101: a process asked for a GPU index it cannot see
+    "gpu-count-stated",  # the report says how many GPUs the machine has ("my server has 2 A100")
+    "ptx-jit-only",  # a framework has no cubin for the GPU and JIT-compiles its kernels from PTX
 ]
 
 

@@ -24,7 +24,9 @@ InfiniBand", "if you have RoCE", "... disables RoCE", a question).
 A sentence that says the machine has no GPU or that the program should run on the CPU ("I
 don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
 MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
-fault of the stack (unless the text also shows a GPU, a driver or a container).
+fault of the stack (unless the text also shows a GPU, a driver or a container). So does "(I am
+using CPU only)", "I have no GPU", another vendor's GPU, and the same in other languages; how many
+GPUs the machine has ("My server has 2 80G-A100") is read too.
 
 A sentence that names a GPU request (`--gpus`, `nvidia.com/gpu`, GPU limits) as what was
 missing or as the fix ("you need to set the gpu limits", "solved it by adding --gpus all") is
@@ -196,6 +198,60 @@ _CPU = re.compile(
     r"\bbetween\s(?:the\s)?gpu\sand\s(?:the\s)?cpu\b|"
     r"\bfall(?:s|ing)?\s?back\s(?:to|on)\s(?:the\s)?cpu\b|"
     r"\b(?:macbook|apple\s(?:silicon|m[1-4]))\b",
+    re.IGNORECASE,
+)
+# More ways reporters say it (the eighth split: "(I am using CPU only)", "I have no GPU, so I
+# should run it with CPU"), in the languages reports come in. Not the build ("the CPU-only version
+# of torch", "CPU版本"): that is what cpu-only-build is about; nor a symptom ("it runs on the CPU
+# instead of the GPU", "CPU only is used, but I have a GPU").
+_BUILD_WORD = (
+    r"(?![-\s]?(?:only[-\s])?(?:(?:of|for)\s)?"
+    r"(?:versions?|builds?|wheels?|packages?|variant|torch|pytorch|libtorch|binar))"
+)
+_CPU_SAID = re.compile(
+    r"(?<![\w-])(?:using|use|used|run(?:ning)?|ran|on|with|have|has|got)\s(?:the\s|a\s|my\s|an?\s)?"
+    r"cpus?[-\s]only\b" + _BUILD_WORD + r"|"
+    r"\b(?:i|we)(?:'m|\sam|\sare|'re)?\s(?:only\s|just\s)?(?:using|use|used)\s(?:the\s|my\s|only\s)?"
+    r"cpus?\b" + _BUILD_WORD + r"|"
+    r"\b(?:only|just)\s(?:have|has|got)\s(?:an?\s|the\s)?cpus?\b" + _BUILD_WORD + r"|"
+    r"\b(?:i|we)\s(?:have|had|'ve|'ve\sgot|own)\sno\s(?:nvidia\s|dedicated\s|discrete\s|"
+    r"cuda[-\s]capable\s|cuda\s)?(?:gpus?|graphics\scards?|video\scards?|nvidia\s(?:cards?|"
+    r"adapters?))\b|"
+    r"\b(?:do|does|did)(?:n't|\snot)\s(?:have|own)\s(?:an?\s|any\s)?(?:dedicated\s|discrete\s|"
+    r"cuda[-\s]capable\s)(?:nvidia\s)?(?:gpus?|graphics\scards?)\b|"
+    r"\b(?:do|does|did)(?:n't|\snot)\s(?:have|own)\s(?:an?\s|any\s)?nvidia\s(?:cards?|adapters?|"
+    r"graphics|video\scards?)\b|"
+    r"\bnon[-\s]nvidia\s(?:gpus?|graphics|cards?)\b|"
+    r"\bonly\s(?:an?\s)?(?:intel|amd)\s(?:[\w-]+\s)?(?:graphics|gpus?|cards?)\b|"
+    # Another vendor's GPU is no NVIDIA one: "I have an AMD Radeon RX 6800", "using Intel Arc".
+    r"\b(?:have|has|using|use|with)\s(?:an?\s)?(?:AMD\s)?(?:Radeon|Intel\sArc)\b|"
+    r"\b(?:have|has|using|use|with)\s(?:an?\s)?AMD\s(?:GPUs?|graphics\scards?|cards?)\b|"
+    r"\b(?:want|wants|wanted|need|needs|should|must|would\slike|'d\slike|trying|try|tried|have|"
+    r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
+    r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
+    r"\bon\s(?:my|an?)\s(?-i:Mac)(?:book)?(?:\s(?:pro|air|mini))?\b|"
+    # Chinese, Japanese, Korean: no (discrete) graphics card / GPU; only a CPU; using the CPU.
+    r"(?:没有|沒有|无|沒)(?:独立|獨立|英伟达|NVIDIA|nvidia|N卡)?的?(?:显卡|顯卡|GPU|gpu)|"
+    r"(?:只有|仅有|僅有|用的是|使用的是|纯|純)\s?(?:cpu|CPU)(?!版)|"
+    r"GPU(?:が|は)?(?:ない|無い|ありません|持っていない|搭載していない)|GPUなし|CPUのみ|CPUしか|"
+    r"GPU가\s?없|그래픽\s?카드가\s?없|"
+    # Spanish, Portuguese, Italian, French, German, Russian.
+    r"\bno\stengo\s(?:una\s)?(?:gpu|tarjeta\sgr[aá]fica)|\bn[ãa]o\stenho\s(?:uma\s)?(?:gpu|"
+    r"placa\sde\sv[ií]deo)|\bnon\sho\s(?:una\s)?(?:gpu|scheda\sgrafica)|"
+    r"\b(?:sin|sem|senza|sans|ohne)\s(?:una\s|uma\s)?gpu\b|\b(?:solo|somente|apenas|nur)\s"
+    r"(?:(?:con|com|a|la|eine)\s)?cpu\b|"
+    r"\bje\sn'ai\spas\sde\s(?:gpu|carte\sgraphique)|"
+    r"\bkeine\s(?:nvidia[-\s]?)?(?:gpu|grafikkarte)\b|"
+    r"\bнет\s(?:(?:дискретной|nvidia)\s)?(?:видеокарты|gpu|видюхи)|"  # noqa: RUF001
+    r"\bбез\s(?:gpu|видеокарты)|\bтолько\s(?:на\s)?(?:cpu|процессор)",  # noqa: RUF001
+    re.IGNORECASE,
+)
+# What the CPU is said to be used against: a symptom of a CPU build, not the reporter's choice;
+# or an NVIDIA GPU named beside it ("OS X on a Mac Pro with a GTX 680").
+_CPU_SYMPTOM = re.compile(
+    r"\b(?:instead\sof|rather\sthan)\s(?:the\s|my\s)?(?:gpus?|cuda)\b|\bbut\s(?:i|we)\shave\s"
+    r"(?:an?\s)?(?:nvidia\s)?(?:gpu|rtx|gtx)|而不是\s?(?:gpu|GPU)|"
+    r"\b(?:GTX|RTX|Quadro|Tesla|GeForce|TITAN)\b",
     re.IGNORECASE,
 )
 # What a sentence about a missing GPU may be about, other than the reporter's machine.
@@ -425,6 +481,9 @@ def cpu_stated(line: Line) -> list[Fact]:
     if _GPU_HOLDER.search(line.text):
         return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
+    if found is None:
+        said = _CPU_SAID.search(line.text)
+        found = None if said is None or _CPU_SYMPTOM.search(line.text) else said
     return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
 
 
@@ -592,6 +651,28 @@ def gpu_counted(line: Line) -> list[Fact]:
     return [GpuFact(line, next(g for g in found.groups() if g))]
 
 
+# How many GPUs the reporter's machine has, said in a sentence ("My server has 2 80G-A100", "with
+# one A10G GPU (24GB VRAM)", "I only have 1 GPU"): up to two words of model between the count and
+# a GPU word or model; not the nodes of a cluster ("on 4 nodes").
+_COUNT_WORD = {"one": "1", "a single": "1", "single": "1", "two": "2", "four": "4", "eight": "8"}
+_GPU_COUNT = re.compile(
+    r"\b(?:has|have|had|with|on|using|only)\s(?:only\s|just\s)?"
+    r"(one|a\ssingle|single|two|four|eight|\d{1,2})\s?(?:x\s?)?(?:[\w-]+\s){0,2}?"
+    r"(?:GPUs?|graphics\scards?|(?:NVIDIA\s)?[\w-]{0,8}(?:A\d{1,3}G?|H\d{2,3}|V100|T4|L4|L40S?|P100|"
+    r"P40|K80)|(?:RTX|GTX)\s?\d{3,4}(?:\s?Ti)?)\b(?!\s(?:nodes?|machines?|servers?|hosts?|clusters?)\b)",
+    re.IGNORECASE,
+)
+
+
+def gpu_count_stated(line: Line) -> list[Fact]:
+    """How many GPUs a sentence says the machine has."""
+    found = _GPU_COUNT.search(line.text)
+    if found is None:
+        return []
+    count = _COUNT_WORD.get(found.group(1).lower(), found.group(1))
+    return [ObservationFact(line, "gpu-count-stated", count)]
+
+
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
     if "gpu" not in line.text[:16].lower():
@@ -627,6 +708,7 @@ class Prose(Format):
                 *memlock_raise_stated(line),
                 *gpu_stated(line),
                 *gpu_counted(line),
+                *gpu_count_stated(line),
             )
         ]
 
