@@ -62,6 +62,4 @@ def holds_stack_text(body: str) -> bool:
     """Whether the text holds a stack component's version, an error or warning message, or a
     listing's row (see the module's docstring for each shape)."""
     body = _EXAMPLE.sub("", body)
-    return any(
-        pattern.search(body) is not None for pattern in (_VERSION, _MESSAGE, _LISTING)
-    )
+    return any(pattern.search(body) is not None for pattern in (_VERSION, _MESSAGE, _LISTING))

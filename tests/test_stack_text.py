@@ -35,7 +35,8 @@ def test_each_shape_holds(text: str) -> None:
     "text",
     [
         "I want to run the code on gpu 1. How do I do that?",
-        "#- PyTorch Version (e.g., 1.10):\n#- CUDA/cuDNN version:\n#- GPU models and configuration:",
+        "#- PyTorch Version (e.g., 1.10):\n#- CUDA/cuDNN version:\n"
+        "#- GPU models and configuration:",
         "torch.distributed.init_process_group('nccl', init_method='tcp://localhost:9129')",
         "The regression is introduced by a recent commit which removed decode_tp_size.",
     ],

@@ -368,6 +368,10 @@ ObservationKind = Literal[
     "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
     "privileged-stated",  # the report says its container or pod runs privileged
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
+    "version-stated",  # a version a sentence states whose owner it does not say (CUDA 11.4)
+    "program-fault",  # a message naming the program's or its input's fault (CUDA out of memory)
+    "cudnn-status",  # a cuDNN call failed with the status named (NOT_SUPPORTED, NOT_INITIALIZED)
+    "health-check-failed",  # a node health check (NHC) failed by its own threshold
 ]
 
 

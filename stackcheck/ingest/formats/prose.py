@@ -39,7 +39,8 @@ configuration for MIG is following") is read as that, unless it denies, doubts o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from stackcheck.ingest.facts import (
     ComponentFact,
@@ -553,13 +554,121 @@ def stated_versions(line: Line) -> list[Fact]:
     return facts
 
 
+# Versions stated in sentences and environment lists, one row per component: its names and the
+# shape of its version. The separators between them are the ones reporters and issue templates
+# use: "pytorch: 1.4.0", "- PyTorch Version (e.g., 1.0): 2.1", "I'm using pytorch 0.2.0_3, with
+# CUDA 8.0 and cudnn 6.0.20", "Tesla V100, cuda11.4", "CUDA版本: 12.1", "ドライバー 535.104".
+# A row's version shape keeps it apart from the others' numbers (PyTorch 0.x-2.x, a driver's
+# three digits). CUDA named in prose is recorded but not checked: a sentence seldom says whose it
+# is (the toolkit's, the driver's, the wheel's), and a toolkit is often named beside the driver.
+@dataclass(frozen=True)
+class _Stated:
+    names: str
+    version: str
+    fact: Callable[[Line, str], Fact]
+
+
+def _prose_torch(line: Line, version: str) -> Fact:
+    torch = torch_fact(line, version)
+    torch.properties["stated"] = "prose"
+    return torch
+
+
+def _prose_component(component: ComponentName) -> Callable[[Line, str], Fact]:
+    def fact(line: Line, version: str) -> Fact:
+        return ComponentFact(line, component, version=version, properties={"stated": "prose"})
+
+    return fact
+
+
+def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
+    def fact(line: Line, version: str) -> Fact:
+        return ObservationFact(line, "version-stated", f"{what} {version}")
+
+    return fact
+
+
+# A Latin name starts a word (not "libcudnn", "+cuda12.2", "torch.cuda"); a Chinese or Japanese
+# one may follow a Latin word ("NVIDIA驱动版本是560.35.03").
+_WORD = r"(?<![\w./+-])"
+_STATED = (
+    # untagged only: a build tag is _TORCH's reading, which names the build
+    _Stated(
+        rf"{_WORD}(?:py)?torch", r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?![a-zA-Z0-9+]|\.\d)", _prose_torch
+    ),
+    _Stated(
+        rf"{_WORD}cudnn",
+        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![\w+]|\.\d)",
+        _prose_component(ComponentName.CUDNN),
+    ),
+    _Stated(
+        rf"{_WORD}cuda(?:\s?toolkit)?",
+        r"\d{1,2}\.\d(?:\.\d{1,3})?(?![\w+]|\.\d)",
+        _prose_unchecked("CUDA"),
+    ),
+    _Stated(
+        # 驱动(程序), ドライバ(ー)
+        r"\u9a71\u52a8(?:\u7a0b\u5e8f)?|\u30c9\u30e9\u30a4\u30d0\u30fc?",
+        r"\d{3}\.\d{1,3}(?:\.\d{1,3})?(?![\w+]|\.\d)",
+        _prose_component(ComponentName.DRIVER),
+    ),
+)
+# Between a name and its version: a word for "version" (English, Chinese, Japanese), an issue
+# template's placeholder, "is", a colon or equals sign (ASCII or full-width), Markdown's bold, or
+# nothing ("cuda11.4").
+_BETWEEN = (
+    r"(?:\s?(?:version|ver\.?|\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3))?"
+    r"(?:\s?\((?:e\.g\.|eg\.)[^)]{0,40}\))?(?:\s(?:is|was)|\s?\u662f)?\**"
+    r"(?:\s?[:=\uff1a]{1,2}\s?|\s|)\**\s?v?"
+)
+_STATED_ONE = [
+    re.compile(rf"(?:{row.names})(?![a-z_.-]){_BETWEEN}({row.version})", re.IGNORECASE)
+    for row in _STATED
+]
+# The PyTorch issue template's pair: "CUDA/cuDNN version: 11.8/8.9".
+_STATED_PAIR = re.compile(
+    r"(?<![\w./-])(\w+)\s?/\s?(\w+)\s(?:versions?)?\s?[:\uff1a]\s?v?([\d.]+)\s?/\s?v?([\d.]+)",
+    re.IGNORECASE,
+)
+
+
+# A version named as where to go ("how can I revert back to the PyTorch 0.3.0 version").
+_TARGET = re.compile(r"\b(?:revert\w{0,3}|roll\w{0,3}\sback|go\sback|back\sto)\b", re.IGNORECASE)
+
+
+def stated_components(line: Line) -> list[Fact]:
+    """The PyTorch, cuDNN, CUDA and driver versions a sentence or an environment list states,
+    by the table above; not in a sentence that suggests a version or says one works, nor after
+    a word that makes it a range ("since torch 1.8")."""
+    facts: list[Fact] = []
+    for sentence in _SENTENCE.split(line.text):
+        if _SUGGESTION.search(sentence) or _WORKS.search(sentence):
+            continue
+        pair = _STATED_PAIR.search(sentence)
+        said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
+        for row, pattern in zip(_STATED, _STATED_ONE, strict=True):
+            for name, version in said:
+                found = pattern.fullmatch(f"{name} {version}")
+                if found is not None:
+                    facts.append(row.fact(line, found.group(1)))
+            for found in pattern.finditer(sentence):
+                before = sentence[: found.start()]
+                if not (_RANGE_WORD.search(before) or _TARGET.search(before)):
+                    facts.append(row.fact(line, found.group(1)))
+                    break
+    return facts
+
+
 # An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
-# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"): an NVIDIA name, up to a comma or bracket.
+# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"; "GPU: Tesla P100-PCIE-16GB * 2",
+# pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ..."): an
+# NVIDIA name, up to a comma, a bracket or a trailing count.
 _GPU_LINE = re.compile(
-    r"^\s{0,8}(?:[-*]\s)?\**GPUs?(?:\s(?:model|type|models))?\**\s?[:\uff1a]\s?\**\s?"
-    r"(?:\d{1,3}\s?[x\u00d7]\s?)?"
+    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**GPUs?(?:\s?(?:models?|types?|names?|\u578b\u53f7))?"
+    r"(?:\sand\sconfiguration)?\**\s?[:\uff1a]\s?\**\s?"
+    r"(?:\d{1,3}\s?[xX\u00d7*]\s?)?"
     r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
-    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|$)",
+    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|[*xX\u00d7]\s?\d|$)",
     re.IGNORECASE,
 )
 
@@ -573,7 +682,7 @@ _GPU_NAME = (
 )
 _GPU_MODEL = re.compile(r"A100|A800|H100|H800|H200|H20|B200|B300|V100|L40S")
 _GPU_COUNTED = re.compile(
-    rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
+    rf"\b\d{{1,2}}\s?[xX*\u00d7]\s?({_GPU_NAME})\b|"
     rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
     rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b|"
     # NVIDIA's systems by name: "2x HGX-H100 systems", "a DGX A100" (NVIDIA/nccl#1043).
@@ -617,6 +726,7 @@ class Prose(Format):
             for fact in (
                 *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
+                *stated_components(line),
                 *container_stated(line),
                 *fabric_stated(line),
                 *hardware_path_stated(line),

@@ -1,0 +1,132 @@
+"""The prose reader's table of stated versions (stackcheck/ingest/formats/prose.py, _STATED): each
+component's names and version shape in the sentences and environment lists reporters write, and
+what it leaves alone (a suggestion, a target, a template's placeholder, a package's +cudaX.Y).
+Real lines keep their thread; the rest are the shapes of the issue templates named beside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix, load_matrix
+from stackcheck.snapshot.model import ComponentName
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return load_matrix()
+
+
+def said(text: str) -> list[str]:
+    return [f.describe() for f in read_report(text, "pasted").facts]
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # pytorch/pytorch#49846
+        ("## Environment\n```\npytorch: 1.4.0\n```\n", "PyTorch 1.4.0 stated=prose"),
+        # pytorch/pytorch#3038
+        (
+            "I'm using pytorch 0.2.0_3, with CUDA 8.0 and cudnn 6.0.20\n",
+            "PyTorch 0.2.0 stated=prose",
+        ),
+        (
+            "I'm using pytorch 0.2.0_3, with CUDA 8.0 and cudnn 6.0.20\n",
+            "cuDNN 6.0.20 stated=prose",
+        ),
+        (
+            "I'm using pytorch 0.2.0_3, with CUDA 8.0 and cudnn 6.0.20\n",
+            "observed version-stated: CUDA 8.0",
+        ),
+        # vllm-project/vllm#3812: the version run into its name
+        (
+            "### Your current environment\n\nTesla V100, cuda11.4\n",
+            "observed version-stated: CUDA 11.4",
+        ),
+        # the PyTorch issue template's list
+        ("- PyTorch Version (e.g., 1.0): 2.1\n", "PyTorch 2.1 stated=prose"),
+        ("- CUDA/cuDNN version: 11.8/8.9\n", "cuDNN 8.9 stated=prose"),
+        ("- CUDA/cuDNN version: 11.8/8.9\n", "observed version-stated: CUDA 11.8"),
+        # pytorch/pytorch issues: a sentence ending on the version
+        (
+            "I am using CUDA version 10.0 and torch version 1.5.0. However, "
+            "torch.cuda.is_available() returns False.\n",
+            "PyTorch 1.5.0 stated=prose",
+        ),
+        # a Chinese sentence (NVIDIA/gpu-operator issue, the corpus's 470) and template lines
+        (
+            "因为我安装的NVIDIA驱动版本是560.35.03\uff0c所以下载对应版本\uff1a\n",
+            "NVIDIA driver 560.35.03 stated=prose",
+        ),
+        ("cuda版本11.0\n", "observed version-stated: CUDA 11.0"),
+        ("ドライバーバージョン: 535.104.05\n", "NVIDIA driver 535.104.05 stated=prose"),
+        # TGI's system info, in bold
+        ("**System's CUDA version:** 11.8\n", "observed version-stated: CUDA 11.8"),
+    ],
+)
+def test_a_stated_version_is_read(text: str, reading: str) -> None:
+    assert reading in said(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#- PyTorch Version (e.g., 1.10):\n#- CUDA/cuDNN version:\n",  # a placeholder left empty
+        "Please upgrade to torch 2.1 and cudnn 8.9.\n",  # a suggestion
+        "how can I revert back to the PyTorch 0.3.0 version ?\n",  # a target
+        "torch 1.13 works fine, the new one does not.\n",  # a comparison
+        "since torch 1.8 the default changed\n",  # a range
+        "see libcudnn.so.8 and torch.cuda 11.8\n",  # a library's and a module's name
+    ],
+)
+def test_what_is_not_a_stated_version(text: str) -> None:
+    facts = read_report(text, "pasted").facts
+    assert not [
+        f for f in facts if "stated=prose" in f.describe() or "version-stated" in f.describe()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        # pytorch/pytorch#49846: a count after the name
+        ("```\npytorch: 1.4.0\nGPU: Tesla P100-PCIE-16GB * 2\n```\n", "Tesla P100-PCIE-16GB"),
+        # the PyTorch / Lightning templates' line
+        ("- GPU models and configuration: 8x A100 80GB\n", "A100 80GB"),
+    ],
+)
+def test_an_environment_lists_gpu_line(text: str, gpu: str) -> None:
+    snapshot = read_report(text, "pasted").snapshot
+    assert any(gpu in g.name for g in snapshot.gpus.devices), snapshot.gpus.devices
+
+
+def test_a_gpu_counted_with_a_capital_x() -> None:
+    # FreedomIntelligence/CMB#4
+    text = "基础环境\uff1a4 X NVIDIA A100 (40GB) \uff0caccelerate==0.21.0\n"
+    assert any("A100" in g.name for g in read_report(text, "pasted").snapshot.gpus.devices)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm using pytorch 0.2.0_3, with CUDA 8.0 and cudnn 6.0.20\n",
+        "### Your current environment\n\nTesla V100, cuda11.4\n",
+        "## Environment\n```\npytorch: 1.4.0\nGPU: Tesla P100-PCIE-16GB * 2\n```\n",
+        "- PyTorch Version (e.g., 1.0): 2.1\n- CUDA/cuDNN version: 11.8/8.9\n"
+        "- GPU models and configuration: 8x A100 80GB\n",
+    ],
+)
+def test_stated_versions_are_recognised_and_quiet(matrix: Matrix, text: str) -> None:
+    triage = read_report(text, "pasted")
+    assert triage.recognised
+    loud = [f for f in check(triage.snapshot, matrix).findings if f.severity is not Severity.INFO]
+    assert not loud, [(f.id, f.message) for f in loud]
+
+
+def test_a_prose_cudnn_and_pytorch_are_components_stated_in_prose() -> None:
+    snapshot = read_report("I'm using pytorch 1.7.1 and cudnn 8.0.5\n", "pasted").snapshot
+    for name in (ComponentName.TORCH, ComponentName.CUDNN):
+        assert snapshot.installations(name), name
