@@ -130,3 +130,75 @@ def test_a_prose_cudnn_and_pytorch_are_components_stated_in_prose() -> None:
     snapshot = read_report("I'm using pytorch 1.7.1 and cudnn 8.0.5\n", "pasted").snapshot
     for name in (ComponentName.TORCH, ComponentName.CUDNN):
         assert snapshot.installations(name), name
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        # the catalogue's messages that name no fault of the stack: recognised, and quiet
+        (
+            "RuntimeError: cuda runtime error (77) : an illegal memory access was encountered at "
+            "/home/xuzihao/maskrcnn-benchmark/maskrcnn_benchmark/csrc/cuda/nms.cu:103\n",
+            "observed cuda-error: 77",
+        ),
+        (
+            "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before "
+            "calling NumCudaDevices() that might have already set an error? Error 500: named "
+            "symbol not found\n",
+            "observed cuda-error: 500",
+        ),
+        (
+            "When I set the batch size as 128, there will occurs an problem. "
+            "CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+            "input.\n",
+            "observed cudnn-status: NOT_SUPPORTED",
+        ),
+        (
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.71 GiB (GPU 0; "
+            "39.41 GiB total capacity)\n",
+            "observed program-fault: CUDA out of memory",
+        ),
+        (
+            "utils.h:11:10: fatal error: cudnn_frontend.h: No such file or directory\n",
+            "observed program-fault: header not found: cudnn_frontend.h",
+        ),
+        (
+            "`ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks "
+            "inactive:     Link 4: Inactive`\n",
+            "observed health-check-failed: check_nvlink_status",
+        ),
+        # open-mmlab/mmdetection#2108: a Dockerfile's quoted value, quoted in a sentence
+        (
+            'In your dockerfile, it is written "ENV TORCH_CUDA_ARCH_LIST="6.0 6.1 7.0+PTX", '
+            "which means it doesn't support 7.5.\n",
+            "TORCH_CUDA_ARCH_LIST=6.0 6.1 7.0+PTX",
+        ),
+    ],
+)
+def test_a_message_of_no_fault_of_the_stack_is_recognised_and_quiet(
+    matrix: Matrix, text: str, reading: str
+) -> None:
+    triage = read_report(text, "pasted")
+    assert any(reading in d for d in said(text)), said(text)
+    loud = [f for f in check(triage.snapshot, matrix).findings if f.severity is not Severity.INFO]
+    assert not loud, [(f.id, f.message) for f in loud]
+
+
+def test_nvidia_smis_cuda_said_in_a_sentence_is_the_drivers() -> None:
+    # NVIDIA/nvidia-docker#1515
+    text = (
+        "```nvidia-smi``` shows cuda 11.2 version and ```torch.cuda.is_available()``` returns "
+        "true in docker container.\n"
+    )
+    drivers = read_report(text, "pasted").snapshot.installations(ComponentName.DRIVER)
+    assert [d.cuda for d in drivers] == ["11.2"]
+    assert not read_report("Does nvidia-smi need CUDA 12.2?\n", "pasted").facts
+
+
+def test_an_indented_list_is_no_torch_config_without_its_heading() -> None:
+    # jhj0517/Whisper-WebUI#279: the issue form's answer, one space in
+    listed = read_report("**Which OS are you using?**\n - OS: Windows\n", "pasted")
+    assert all(p.segment.format.name == "prose" for p in listed.segments)
+    shown = read_report("PyTorch built with:\n  - CuDNN 8.0.5\n  - CUDA Runtime 11.1\n", "t")
+    assert [p.segment.format.name for p in shown.segments] == ["torch_config"]
+    assert any("cuDNN 8.0.5" in d for d in (f.describe() for f in shown.facts))

@@ -56,8 +56,11 @@ from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
+# A value as a shell or a Dockerfile writes it, bare or in double quotes (`ENV
+# TORCH_CUDA_ARCH_LIST="6.0 6.1 7.0+PTX"`, open-mmlab/mmdetection#2108).
 _SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}([\w./:,^@+-]{1,400})"
+    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}"
+    r"(\"[\w./:,^@+ -]{1,200}\"|[\w./:,^@+-]{1,400})"
 )
 # A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
 _COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
@@ -757,7 +760,7 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
-        facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
+        facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
         if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
             facts.append(ObservationFact(line, "setting-tried", name))
     return facts
