@@ -65,6 +65,12 @@ def said(text: str) -> list[str]:
         ("ドライバーバージョン: 535.104.05\n", "NVIDIA driver 535.104.05 stated=prose"),
         # TGI's system info, in bold
         ("**System's CUDA version:** 11.8\n", "observed version-stated: CUDA 11.8"),
+        # a build tag after a colon; Japanese "CUDA's version is 12.1"
+        ("* PyTorch: 2.1.0+cu121\n", "PyTorch 2.1.0+cu121 CUDA 12.1 cpu_only=no stated=prose"),
+        (
+            "CUDA\u306e\u30d0\u30fc\u30b8\u30e7\u30f3\u306f12.1\u3067\u3059\n",
+            "observed version-stated: CUDA 12.1",
+        ),
     ],
 )
 def test_a_stated_version_is_read(text: str, reading: str) -> None:
@@ -101,6 +107,11 @@ def test_what_is_not_a_stated_version(text: str) -> None:
 def test_an_environment_lists_gpu_line(text: str, gpu: str) -> None:
     snapshot = read_report(text, "pasted").snapshot
     assert any(gpu in g.name for g in snapshot.gpus.devices), snapshot.gpus.devices
+
+
+def test_a_gpu_counted_in_chinese_cards() -> None:
+    text = "8\u5361A100\u8bad\u7ec3\u65f6\u62a5\u9519\n"  # "8卡A100训练时报错": 8 A100 cards
+    assert any("A100" in g.name for g in read_report(text, "pasted").snapshot.gpus.devices)
 
 
 def test_a_gpu_counted_with_a_capital_x() -> None:

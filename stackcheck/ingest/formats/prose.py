@@ -440,15 +440,6 @@ def container_stated(line: Line) -> list[Fact]:
     return [ContainerFact(line, found.group(0))]
 
 
-# PyTorch with its local version: the build tag says which build it is, whatever else the
-# sentence names ("torch 2.1.0+cu118", "PyTorch version 2.3.0+cpu").
-_TORCH = re.compile(
-    r"\b(?:py)?torch(?:\s?==?\s?|\s(?:version\s)?(?:is\s)?v?)"
-    r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?\+(?:cu\d{2,3}|cpu))\b",
-    re.IGNORECASE,
-)
-
-
 # NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
 # 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
 # ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use, nor is a name
@@ -540,7 +531,8 @@ def stated_ofi_nccl(line: Line) -> list[Fact]:
 
 
 def stated_versions(line: Line) -> list[Fact]:
-    """The driver, the PyTorch build and the NCCL a sentence states as the ones in use."""
+    """The driver and the NCCL a sentence states as the ones in use (PyTorch, cuDNN and CUDA:
+    ``stated_components``)."""
     nccl = stated_nccl(line) + stated_ofi_nccl(line)
     if _SUGGESTION.search(line.text):
         return nccl
@@ -550,10 +542,6 @@ def stated_versions(line: Line) -> list[Fact]:
         facts.append(
             ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
         )
-    if (found := _TORCH.search(line.text)) is not None:
-        torch = torch_fact(line, found.group(1))
-        torch.properties.update(said)
-        facts.append(torch)
     return facts
 
 
@@ -595,33 +583,37 @@ def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
 # one may follow a Latin word ("NVIDIA驱动版本是560.35.03").
 _WORD = r"(?<![\w./+-])"
 _STATED = (
-    # untagged only: a build tag is _TORCH's reading, which names the build
+    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3")
     _Stated(
-        rf"{_WORD}(?:py)?torch", r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?![a-zA-Z0-9+]|\.\d)", _prose_torch
+        rf"{_WORD}(?:py)?torch",
+        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
+        r"(?![a-zA-Z0-9+]|\.\d)",
+        _prose_torch,
     ),
     _Stated(
         rf"{_WORD}cudnn",
-        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![\w+]|\.\d)",
+        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
         _prose_component(ComponentName.CUDNN),
     ),
     _Stated(
         rf"{_WORD}cuda(?:\s?toolkit)?",
-        r"\d{1,2}\.\d(?:\.\d{1,3})?(?![\w+]|\.\d)",
+        r"\d{1,2}\.\d(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
         _prose_unchecked("CUDA"),
     ),
     _Stated(
         # 驱动(程序), ドライバ(ー)
         r"\u9a71\u52a8(?:\u7a0b\u5e8f)?|\u30c9\u30e9\u30a4\u30d0\u30fc?",
-        r"\d{3}\.\d{1,3}(?:\.\d{1,3})?(?![\w+]|\.\d)",
+        r"\d{3}\.\d{1,3}(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
         _prose_component(ComponentName.DRIVER),
     ),
 )
-# Between a name and its version: a word for "version" (English, Chinese, Japanese), an issue
+# Between a name and its version: a word for "version" (English, Chinese, Japanese; "CUDAの
+# バージョンは12.1"), an issue
 # template's placeholder, "is", a colon or equals sign (ASCII or full-width), Markdown's bold, or
 # nothing ("cuda11.4").
 _BETWEEN = (
-    r"(?:\s?(?:version|ver\.?|\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3))?"
-    r"(?:\s?\((?:e\.g\.|eg\.)[^)]{0,40}\))?(?:\s(?:is|was)|\s?\u662f)?\**"
+    r"(?:\s?\u306e?\s?(?:version|ver\.?|\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3))?"
+    r"(?:\s?\((?:e\.g\.|eg\.)[^)]{0,40}\))?(?:\s(?:is|was)|\s?[\u662f\u306f])?\**"
     r"(?:\s?[:=\uff1a]{1,2}\s?|\s|)\**\s?v?"
 )
 _STATED_ONE = [
@@ -685,7 +677,8 @@ _GPU_NAME = (
 )
 _GPU_MODEL = re.compile(r"A100|A800|H100|H800|H200|H20|B200|B300|V100|L40S")
 _GPU_COUNTED = re.compile(
-    rf"\b\d{{1,2}}\s?[xX*\u00d7]\s?({_GPU_NAME})\b|"
+    # "8x H100", "4 X A100", Chinese "8卡A100" / "8张A100" (cards)
+    rf"\b\d{{1,2}}\s?[xX*\u00d7\u5361\u5f20]\s?({_GPU_NAME})(?![A-Za-z0-9_])|"
     rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
     rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b|"
     # NVIDIA's systems by name: "2x HGX-H100 systems", "a DGX A100" (NVIDIA/nccl#1043).
