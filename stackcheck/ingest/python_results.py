@@ -1,8 +1,9 @@
 """What PyTorch said about itself in a REPL or ``python -c``: an expression, then its value on a
 following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / ``(2, 19, 3)``;
-``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; and the common one-liner
-``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose answer is one
-line of space-separated values."""
+``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; ``torch.cuda.is_available()`` /
+``True`` and ``torch.cuda.device_count()`` / ``8`` (PyTorch sees a GPU, or none); and the common
+one-liner ``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose
+answer is one line of space-separated values."""
 
 from __future__ import annotations
 
@@ -16,14 +17,18 @@ from stackcheck.snapshot.model import ComponentName
 
 _EXPRESSION = re.compile(
     r"torch\.(__version__|version\.cuda|cuda\.is_available\(\)|cuda\.nccl\.version\(\)|"
-    r"backends\.cudnn\.version\(\)|cuda\.get_arch_list\(\))"
+    r"backends\.cudnn\.version\(\)|cuda\.get_arch_list\(\)|cuda\.device_count\(\))"
 )
 _ARCH_LIST = r"\[(?:'(?:sm|compute)_\d{2,3}[af]?',?\s?){1,24}\]"
 _ONE_VALUE = (
     rf"\(\d{{1,2}}, \d{{1,3}}, \d{{1,3}}\)|\d{{4,6}}|True|False|None|{_ARCH_LIST}|"
     r"'[\w.+-]{1,40}'|\"[\w.+-]{1,40}\"|\d{1,2}\.\d{1,3}[\w.+-]{0,40}"
 )
-_VALUE = re.compile(rf"^\s*(?:Out\[\d{{1,5}}\]:\s*)?({_ONE_VALUE})\s*$")
+# A value alone on its line may be a small count (device_count()'s "8"), and may carry the
+# reporter's comment ("8 # !!!"); a small number inside a line is anything's.
+_VALUE = re.compile(
+    rf"^\s*(?:Out\[\d{{1,5}}\]:\s*)?({_ONE_VALUE}|\d{{1,3}})(?:\s{{1,4}}#[^\n]{{0,60}})?\s*$"
+)
 # print(a, b, c) answers on one line: "2.1.0+cu121 12.1 ['sm_50', 'sm_60']"
 _VALUES = re.compile(rf"^\s*((?:(?:{_ONE_VALUE})\s{{1,4}}){{1,5}}(?:{_ONE_VALUE}))\s*$")
 _TOKEN = re.compile(_ONE_VALUE)
@@ -36,10 +41,14 @@ def _values_after(lines: Sequence[Line], index: int, count: int) -> tuple[Line, 
         if line.fence or line.blank:
             continue
         pattern = _VALUE if count == 1 else _VALUES
-        found = pattern.match(line.text)
+        # "8 # !!!" cleans as a root prompt ("host # "): a value alone is also read as pasted.
+        found = pattern.match(line.text) or (_VALUE.match(line.raw) if count == 1 else None)
         if found is None:
             return None
-        values = [v.strip("'\"") for v in _TOKEN.findall(found.group(1))]
+        said = found.group(1)
+        values = (
+            [said.strip("'\"")] if count == 1 else [v.strip("'\"") for v in _TOKEN.findall(said)]
+        )
         return (line, values) if len(values) == count else None
     return None
 
@@ -49,8 +58,12 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
         return torch_fact(line, value)
     if expression == "version.cuda" and value[:1].isdigit():
         return ComponentFact(line, ComponentName.TORCH, cuda=value)
-    if expression == "cuda.is_available()" and value == "False":
-        return ObservationFact(line, "cuda-unavailable", "torch.cuda.is_available() is False")
+    if expression == "cuda.is_available()" and value in ("True", "False"):
+        seen = "cuda-available" if value == "True" else "cuda-unavailable"
+        return ObservationFact(line, seen, f"torch.cuda.is_available() is {value}")
+    if expression == "cuda.device_count()" and value.isdigit():
+        seen = "cuda-available" if int(value) else "cuda-unavailable"
+        return ObservationFact(line, seen, f"torch.cuda.device_count() is {value}")
     if expression == "cuda.nccl.version()":
         numbers = re.findall(r"\d+", value)
         if len(numbers) == 3:

@@ -372,6 +372,7 @@ ObservationKind = Literal[
     "program-fault",  # a message naming the program's or its input's fault (CUDA out of memory)
     "cudnn-status",  # a cuDNN call failed with the status named (NOT_SUPPORTED, NOT_INITIALIZED)
     "health-check-failed",  # a node health check (NHC) failed by its own threshold
+    "cuda-available",  # torch.cuda.is_available() was True, or device_count() above 0
 ]
 
 

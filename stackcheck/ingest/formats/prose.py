@@ -633,14 +633,16 @@ _TARGET = re.compile(r"\b(?:revert\w{0,3}|roll\w{0,3}\sback|go\sback|back\sto)\b
 
 def stated_components(line: Line) -> list[Fact]:
     """The PyTorch, cuDNN, CUDA and driver versions a sentence or an environment list states,
-    by the table above; not in a sentence that suggests a version or says one works, nor after
-    a word that makes it a range ("since torch 1.8")."""
+    by the table above; not where the sentence, up to the end of the version's clause, suggests
+    a version or says one works ("upgrade to torch 2.1", "torch 2.1 is required"; a later clause,
+    "..., and running X suggests that our versions should be compatible", does not count), nor
+    after a word that makes it a range ("since torch 1.8") or a target."""
     facts: list[Fact] = []
     for sentence in _SENTENCE.split(line.text):
-        if _SUGGESTION.search(sentence) or _WORKS.search(sentence):
-            continue
         pair = _STATED_PAIR.search(sentence)
         said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
+        if said and _doubted(sentence, pair.end() if pair else 0):
+            said = []
         for row, pattern in zip(_STATED, _STATED_ONE, strict=True):
             for name, version in said:
                 found = pattern.fullmatch(f"{name} {version}")
@@ -648,10 +650,25 @@ def stated_components(line: Line) -> list[Fact]:
                     facts.append(row.fact(line, found.group(1)))
             for found in pattern.finditer(sentence):
                 before = sentence[: found.start()]
-                if not (_RANGE_WORD.search(before) or _TARGET.search(before)):
+                if not (
+                    _RANGE_WORD.search(before)
+                    or _TARGET.search(before)
+                    or _doubted(sentence, found.end())
+                ):
                     facts.append(row.fact(line, found.group(1)))
                     break
     return facts
+
+
+_CLAUSE_END = re.compile(r"[,;(]")
+
+
+def _doubted(sentence: str, end: int) -> bool:
+    """Whether the sentence up to the end of the clause that ends at ``end`` suggests a version
+    or says one works."""
+    after = _CLAUSE_END.search(sentence, end)
+    clause = sentence[: after.start() if after is not None else len(sentence)]
+    return bool(_SUGGESTION.search(clause) or _WORKS.search(clause))
 
 
 # An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
