@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from stackcheck.ingest.facts import ComponentFact, Fact, ObservationFact
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
-from stackcheck.snapshot.model import ComponentName
+from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 _EXPRESSION = re.compile(
     r"torch\.(__version__|version\.cuda|cuda\.is_available\(\)|cuda\.nccl\.version\(\)|"
@@ -53,17 +53,22 @@ def _values_after(lines: Sequence[Line], index: int, count: int) -> tuple[Line, 
     return None
 
 
+_CUDA_SEEN: dict[bool, ObservationKind] = {True: "cuda-available", False: "cuda-unavailable"}
+
+
 def _fact(expression: str, line: Line, value: str) -> Fact | None:
     if expression == "__version__" and value[:1].isdigit():
         return torch_fact(line, value)
     if expression == "version.cuda" and value[:1].isdigit():
         return ComponentFact(line, ComponentName.TORCH, cuda=value)
     if expression == "cuda.is_available()" and value in ("True", "False"):
-        seen = "cuda-available" if value == "True" else "cuda-unavailable"
-        return ObservationFact(line, seen, f"torch.cuda.is_available() is {value}")
+        return ObservationFact(
+            line, _CUDA_SEEN[value == "True"], f"torch.cuda.is_available() is {value}"
+        )
     if expression == "cuda.device_count()" and value.isdigit():
-        seen = "cuda-available" if int(value) else "cuda-unavailable"
-        return ObservationFact(line, seen, f"torch.cuda.device_count() is {value}")
+        return ObservationFact(
+            line, _CUDA_SEEN[int(value) > 0], f"torch.cuda.device_count() is {value}"
+        )
     if expression == "cuda.nccl.version()":
         numbers = re.findall(r"\d+", value)
         if len(numbers) == 3:
