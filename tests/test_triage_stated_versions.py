@@ -162,7 +162,7 @@ def test_a_prose_cudnn_and_pytorch_are_components_stated_in_prose() -> None:
             "When I set the batch size as 128, there will occurs an problem. "
             "CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
             "input.\n",
-            "observed cudnn-status: NOT_SUPPORTED",
+            "observed library-status: CUDNN_STATUS_NOT_SUPPORTED",
         ),
         (
             "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.71 GiB (GPU 0; "
@@ -177,6 +177,37 @@ def test_a_prose_cudnn_and_pytorch_are_components_stated_in_prose() -> None:
             "`ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks "
             "inactive:     Link 4: Inactive`\n",
             "observed health-check-failed: check_nvlink_status",
+        ),
+        # Vision-CAIR/MiniGPT-4#89
+        (
+            "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+            "`cublasCreate(handle)`\n",
+            "observed library-status: CUBLAS_STATUS_NOT_INITIALIZED",
+        ),
+        # XinzeLee/RotateObjectDetection#27
+        (
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+            "devices, cuda:0 and cpu!\n",
+            "observed program-fault: tensors on different devices",
+        ),
+        # NVIDIA/nccl#2076, mila-iqia/milabench#183 (prefixed by the runner)
+        (
+            "ncclRemoteError: A call failed possibly due to a network error or a remote process "
+            "exiting prematurely.\n",
+            "observed collective-failed: ncclRemoteError",
+        ),
+        (
+            "opt-1_3b.0 [stderr] ncclInternalError: Internal check failed.\n",
+            "observed collective-failed: ncclInternalError",
+        ),
+        # FreedomIntelligence/LLMZoo#45, and in lower case (Alpha-VLLM/LLaMA2-Accessory, 891)
+        (
+            "RuntimeError: CUDA error: invalid device ordinal\n",
+            "observed cuda-error: invalid device ordinal",
+        ),
+        (
+            "`runtimeerror: cuda error: invalid device ordinal`\n",
+            "observed cuda-error: invalid device ordinal",
         ),
         # open-mmlab/mmdetection#2108: a Dockerfile's quoted value, quoted in a sentence
         (

@@ -370,9 +370,10 @@ ObservationKind = Literal[
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
     "version-stated",  # a version a sentence states whose owner it does not say (CUDA 11.4)
     "program-fault",  # a message naming the program's or its input's fault (CUDA out of memory)
-    "cudnn-status",  # a cuDNN call failed with the status named (NOT_SUPPORTED, NOT_INITIALIZED)
+    "library-status",  # a CUDA library call failed with the status named (CUBLAS_STATUS_...)
     "health-check-failed",  # a node health check (NHC) failed by its own threshold
     "cuda-available",  # torch.cuda.is_available() was True, or device_count() above 0
+    "collective-failed",  # an NCCL result code or a collective's timeout, naming no layer
 ]
 
 
