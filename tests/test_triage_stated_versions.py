@@ -63,6 +63,8 @@ def said(text: str) -> list[str]:
         ),
         ("cuda版本11.0\n", "observed version-stated: CUDA 11.0"),
         ("ドライバーバージョン: 535.104.05\n", "NVIDIA driver 535.104.05 stated=prose"),
+        # nvcc named with its release: recorded, not checked
+        ("nvcc version 11.8 and torch 2.1\n", "observed version-stated: CUDA 11.8"),
         # TGI's system info, in bold
         ("**System's CUDA version:** 11.8\n", "observed version-stated: CUDA 11.8"),
         # a build tag after a colon; Japanese "CUDA's version is 12.1"
@@ -102,6 +104,8 @@ def test_what_is_not_a_stated_version(text: str) -> None:
         ("```\npytorch: 1.4.0\nGPU: Tesla P100-PCIE-16GB * 2\n```\n", "Tesla P100-PCIE-16GB"),
         # the PyTorch / Lightning templates' line
         ("- GPU models and configuration: 8x A100 80GB\n", "A100 80GB"),
+        # a Chinese template's graphics-card line (显卡: RTX 3090)
+        ("\u663e\u5361: RTX 3090\n", "RTX 3090"),
     ],
 )
 def test_an_environment_lists_gpu_line(text: str, gpu: str) -> None:

@@ -596,7 +596,7 @@ _STATED = (
         _prose_component(ComponentName.CUDNN),
     ),
     _Stated(
-        rf"{_WORD}cuda(?:\s?toolkit)?",
+        rf"{_WORD}(?:cuda(?:\s?toolkit)?|nvcc)",
         r"\d{1,2}\.\d(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
         _prose_unchecked("CUDA"),
     ),
@@ -673,10 +673,11 @@ def _doubted(sentence: str, end: int) -> bool:
 
 # An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
 # 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"; "GPU: Tesla P100-PCIE-16GB * 2",
-# pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ..."): an
+# pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ...";
+# Chinese "显卡" (graphics card) and "GPU型号" (model)): an
 # NVIDIA name, up to a comma, a bracket or a trailing count.
 _GPU_LINE = re.compile(
-    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**GPUs?(?:\s?(?:models?|types?|names?|\u578b\u53f7))?"
+    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:GPUs?|\u663e\u5361)(?:\s?(?:models?|types?|names?|\u578b\u53f7))?"
     r"(?:\sand\sconfiguration)?\**\s?[:\uff1a]\s?\**\s?"
     r"(?:\d{1,3}\s?[xX\u00d7*]\s?)?"
     r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
@@ -716,7 +717,7 @@ def gpu_counted(line: Line) -> list[Fact]:
 
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
-    if "gpu" not in line.text[:16].lower():
+    if "gpu" not in line.text[:16].lower() and "\u663e\u5361" not in line.text[:16]:
         return []
     found = _GPU_LINE.match(line.text)
     return [GpuFact(line, found.group(1).strip())] if found is not None else []
