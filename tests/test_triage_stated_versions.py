@@ -248,3 +248,25 @@ def test_an_indented_list_is_no_torch_config_without_its_heading() -> None:
     shown = read_report("PyTorch built with:\n  - CuDNN 8.0.5\n  - CUDA Runtime 11.1\n", "t")
     assert [p.segment.format.name for p in shown.segments] == ["torch_config"]
     assert any("cuDNN 8.0.5" in d for d in (f.describe() for f in shown.facts))
+
+
+def test_docker_info_is_read_as_the_daemons_runtimes_and_cgroups() -> None:
+    # Leon-Sander/Local-Multimodal-AI-Chat#31: no nvidia runtime registered
+    text = (
+        "WARNING: daemon is not using the default seccomp profile\n"
+        " Runtimes: io.containerd.runc.v2 runc\n Default Runtime: runc\n"
+    )
+    assert said(text) == [
+        "observed docker-daemon: Runtimes: io.containerd.runc.v2 runc; Default Runtime: runc"
+    ]
+    # NVIDIA/nvidia-docker#1618: an excerpt, cut with "..."
+    text = (
+        "# docker info\n...\nLogging Driver: json-file\n Cgroup Driver: systemd\n"
+        " Cgroup Version: 1\n...\n"
+    )
+    triage = read_report(text, "pasted")
+    assert [f.describe() for f in triage.facts] == [
+        "observed docker-daemon: Cgroup Driver: systemd; Cgroup Version: 1"
+    ]
+    # a sentence that only names a label is prose
+    assert not read_report("Note: the Default Runtime is runc here.\n", "t").facts

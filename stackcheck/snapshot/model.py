@@ -374,6 +374,7 @@ ObservationKind = Literal[
     "health-check-failed",  # a node health check (NHC) failed by its own threshold
     "cuda-available",  # torch.cuda.is_available() was True, or device_count() above 0
     "collective-failed",  # an NCCL result code or a collective's timeout, naming no layer
+    "docker-daemon",  # docker info: the daemon's runtimes, default runtime and cgroup driver
 ]
 
 
