@@ -32,6 +32,7 @@ _VALUE = re.compile(
 # print(a, b, c) answers on one line: "2.1.0+cu121 12.1 ['sm_50', 'sm_60']"
 _VALUES = re.compile(rf"^\s*((?:(?:{_ONE_VALUE})\s{{1,4}}){{1,5}}(?:{_ONE_VALUE}))\s*$")
 _TOKEN = re.compile(_ONE_VALUE)
+_QUOTED = re.compile(r"^[\s>]{0,40}")
 LOOKAHEAD = 4  # lines between an expression and its value (fences, a blank, a prompt)
 
 
@@ -41,8 +42,10 @@ def _values_after(lines: Sequence[Line], index: int, count: int) -> tuple[Line, 
         if line.fence or line.blank:
             continue
         pattern = _VALUE if count == 1 else _VALUES
-        # "8 # !!!" cleans as a root prompt ("host # "): a value alone is also read as pasted.
-        found = pattern.match(line.text) or (_VALUE.match(line.raw) if count == 1 else None)
+        # "8 # !!!" cleans as a root prompt ("host # "): a value alone is also read as pasted,
+        # less its quote marks and indentation.
+        pasted = _QUOTED.sub("", line.raw)
+        found = pattern.match(line.text) or (_VALUE.match(pasted) if count == 1 else None)
         if found is None:
             return None
         said = found.group(1)
