@@ -88,6 +88,8 @@ def test_a_stated_version_is_read(text: str, reading: str) -> None:
         "torch 1.13 works fine, the new one does not.\n",  # a comparison
         "since torch 1.8 the default changed\n",  # a range
         "see libcudnn.so.8 and torch.cuda 11.8\n",  # a library's and a module's name
+        # a Dockerfile's comment before its FROM (aws-samples/awsome-distributed-training)
+        "# First stage - DLC PyTorch 2.6, Python 3.12, CUDA 12.6, Ubuntu 22.04\n",
     ],
 )
 def test_what_is_not_a_stated_version(text: str) -> None:

@@ -638,6 +638,8 @@ def stated_components(line: Line) -> list[Fact]:
     "..., and running X suggests that our versions should be compatible", does not count), nor
     after a word that makes it a range ("since torch 1.8") or a target."""
     facts: list[Fact] = []
+    if _COMMENT.match(line.text):
+        return facts  # a script's or a Dockerfile's comment ("# First stage - DLC PyTorch 2.6")
     for sentence in _SENTENCE.split(line.text):
         pair = _STATED_PAIR.search(sentence)
         said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
@@ -661,6 +663,8 @@ def stated_components(line: Line) -> list[Fact]:
 
 
 _CLAUSE_END = re.compile(r"[,;(]")
+# A comment line of a pasted script; an issue template's "#- PyTorch Version: 2.1" is its list.
+_COMMENT = re.compile(r"^\s{0,8}#{1,3}\s")
 
 
 def _doubted(sentence: str, end: int) -> bool:
