@@ -50,6 +50,8 @@ def said(text: str) -> list[str]:
         ("- PyTorch Version (e.g., 1.0): 2.1\n", "PyTorch 2.1 stated=prose"),
         ("- CUDA/cuDNN version: 11.8/8.9\n", "cuDNN 8.9 stated=prose"),
         ("- CUDA/cuDNN version: 11.8/8.9\n", "observed version-stated: CUDA 11.8"),
+        # pytorch/pytorch#12857: each named in the pair's answer
+        (" - CUDA/cuDNN version:  CUDA: 9.0/cuDNN: 7.0\n", "cuDNN 7.0 stated=prose"),
         # pytorch/pytorch issues: a sentence ending on the version
         (
             "I am using CUDA version 10.0 and torch version 1.5.0. However, "

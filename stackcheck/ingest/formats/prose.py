@@ -581,7 +581,8 @@ def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
 
 # A Latin name starts a word (not "libcudnn", "+cuda12.2", "torch.cuda"); a Chinese or Japanese
 # one may follow a Latin word ("NVIDIA驱动版本是560.35.03").
-_WORD = r"(?<![\w./+-])"
+# "/" after a number is a list's separator ("CUDA: 9.0/cuDNN: 7.0"), after a word a path's.
+_WORD = r"(?<![\w.+-])(?<!\D/)"
 _STATED = (
     # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3")
     _Stated(
