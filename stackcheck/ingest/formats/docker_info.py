@@ -1,8 +1,8 @@
 """``docker info``: how the Docker daemon runs containers. ``Runtimes`` lists the OCI runtimes
 it knows (``nvidia`` where the NVIDIA Container Toolkit registered its runtime), ``Default
 Runtime`` the one ``docker run`` uses without ``--runtime``, and ``Cgroup Driver`` / ``Cgroup
-Version`` how it confines devices (under systemd's driver on cgroup v1 a ``systemctl
-daemon-reload`` can take a running container's GPUs away: NVIDIA/nvidia-container-toolkit#48).
+Version`` how it confines devices (running containers that lost their GPU device nodes when
+the host reset its device cgroup rules showed NVML's Unknown Error: NVIDIA/nvidia-docker#1618).
 Read as one observation of the daemon; the lines it leaves out (``...``) cost nothing."""
 
 from __future__ import annotations
