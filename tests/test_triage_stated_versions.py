@@ -58,12 +58,13 @@ def said(text: str) -> list[str]:
             "torch.cuda.is_available() returns False.\n",
             "PyTorch 1.5.0 stated=prose",
         ),
-        # a Chinese sentence (NVIDIA/gpu-operator issue, the corpus's 470) and template lines
+        # a Chinese sentence (NVIDIA/gpu-operator#1146, the corpus's 470) and template lines
         (
             "因为我安装的NVIDIA驱动版本是560.35.03\uff0c所以下载对应版本\uff1a\n",
             "NVIDIA driver 560.35.03 stated=prose",
         ),
-        ("cuda版本11.0\n", "observed version-stated: CUDA 11.0"),
+        ("cuda版本11.0\n", "observed version-stated: CUDA 11.0"),  # the corpus's 452
+        # not from a thread: the shape a Japanese list writes ("driver version: ...")
         ("ドライバーバージョン: 535.104.05\n", "NVIDIA driver 535.104.05 stated=prose"),
         # nvcc named with its release: recorded, not checked
         ("nvcc version 11.8 and torch 2.1\n", "observed version-stated: CUDA 11.8"),
