@@ -4,6 +4,9 @@ For each report whose text suffices (it expects a family that is not marked unde
 diagnosis is right when every expected family is among the findings of severity warning or
 error. For each healthy report, a false error is any finding of severity error. A report is
 "nothing recognised" when triage finds no tool output, message or listing in it (it would exit 2).
+That rate is given twice: over all reports, and over the reports that hold a stack component's
+version, an error or warning message or a listing's row by their shape alone (issue 13's goal;
+the shapes are in tests/stack_text.py and do not depend on what triage reads).
 
 The held-out split is read only here, to measure: no test asserts a held-out report.
 
@@ -26,19 +29,25 @@ from stackcheck.check.model import Severity  # noqa: E402
 from stackcheck.ingest import read_report  # noqa: E402
 from stackcheck.matrix import load_matrix  # noqa: E402
 from tests.corpus import ALL_REPORTS, CorpusReport  # noqa: E402
+from tests.stack_text import holds_stack_text  # noqa: E402
 
 LOUD = (Severity.WARNING, Severity.ERROR)
 
 
 def measure(reports: list[CorpusReport], misses: list[str]) -> dict[str, object]:
     matrix = load_matrix()
-    diagnosable = right = healthy = false_error = unrecognised = 0
+    diagnosable = right = healthy = false_error = unrecognised = holding = unrecognised_holding = 0
     for report in reports:
         triage = read_report(report.body, report.path.name)
         findings = check(triage.snapshot, matrix).findings
         loud = {f.family for f in findings if f.severity in LOUD}
+        holds = holds_stack_text(report.body)
+        holding += holds
         if not triage.recognised:
             unrecognised += 1
+            unrecognised_holding += holds
+            if holds:
+                misses.append(f"{report.path.name}: holds a version, message or listing; none read")
         wanted = report.expect - report.undetectable
         if wanted:
             diagnosable += 1
@@ -61,6 +70,11 @@ def measure(reports: list[CorpusReport], misses: list[str]) -> dict[str, object]
         "false errors": false_error,
         "nothing recognised": unrecognised,
         "nothing recognised %": round(100 * unrecognised / len(reports), 1) if reports else None,
+        "holding stack text": holding,
+        "holding, none recognised": unrecognised_holding,
+        "holding, none recog. %": (
+            round(100 * unrecognised_holding / holding, 1) if holding else None
+        ),
     }
 
 

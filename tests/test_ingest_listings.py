@@ -187,7 +187,22 @@ def test_python_one_liners() -> None:
         '(track5-env) u2025170778@n1:~/jupyterlab/track5$ python -c "import torch; '
         'print(torch.cuda.is_available())"\nTrue\n'
     )
-    assert described(text) == ["PyTorch 2.1.0+cu118 CUDA 11.8 cpu_only=no"]
+    assert described(text) == [
+        "PyTorch 2.1.0+cu118 CUDA 11.8 cpu_only=no",
+        "observed cuda-available: torch.cuda.is_available() is True",
+    ]
+
+
+def test_device_count_in_a_one_liner() -> None:
+    # pytorch/pytorch#131667 (the count NVML gives on a MIG host, then a traceback)
+    text = (
+        'python -c "import torch; import time; print(torch.cuda.device_count()); '
+        'print(torch.randn(1).cuda())"\n8 # !!!\n'
+    )
+    assert described(text) == ["observed cuda-available: torch.cuda.device_count() is 8"]
+    assert described(">>> torch.cuda.device_count()\n0\n") == [
+        "observed cuda-unavailable: torch.cuda.device_count() is 0"
+    ]
 
 
 def test_get_arch_list_in_a_repl() -> None:

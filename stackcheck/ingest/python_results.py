@@ -1,8 +1,9 @@
 """What PyTorch said about itself in a REPL or ``python -c``: an expression, then its value on a
 following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / ``(2, 19, 3)``;
-``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; and the common one-liner
-``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose answer is one
-line of space-separated values."""
+``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; ``torch.cuda.is_available()`` /
+``True`` and ``torch.cuda.device_count()`` / ``8`` (PyTorch sees a GPU, or none); and the common
+one-liner ``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose
+answer is one line of space-separated values."""
 
 from __future__ import annotations
 
@@ -12,21 +13,26 @@ from collections.abc import Sequence
 from stackcheck.ingest.facts import ComponentFact, Fact, ObservationFact
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
-from stackcheck.snapshot.model import ComponentName
+from stackcheck.snapshot.model import ComponentName, ObservationKind
 
 _EXPRESSION = re.compile(
     r"torch\.(__version__|version\.cuda|cuda\.is_available\(\)|cuda\.nccl\.version\(\)|"
-    r"backends\.cudnn\.version\(\)|cuda\.get_arch_list\(\))"
+    r"backends\.cudnn\.version\(\)|cuda\.get_arch_list\(\)|cuda\.device_count\(\))"
 )
 _ARCH_LIST = r"\[(?:'(?:sm|compute)_\d{2,3}[af]?',?\s?){1,24}\]"
 _ONE_VALUE = (
     rf"\(\d{{1,2}}, \d{{1,3}}, \d{{1,3}}\)|\d{{4,6}}|True|False|None|{_ARCH_LIST}|"
     r"'[\w.+-]{1,40}'|\"[\w.+-]{1,40}\"|\d{1,2}\.\d{1,3}[\w.+-]{0,40}"
 )
-_VALUE = re.compile(rf"^\s*(?:Out\[\d{{1,5}}\]:\s*)?({_ONE_VALUE})\s*$")
+# A value alone on its line may be a small count (device_count()'s "8"), and may carry the
+# reporter's comment ("8 # !!!"); a small number inside a line is anything's.
+_VALUE = re.compile(
+    rf"^\s*(?:Out\[\d{{1,5}}\]:\s*)?({_ONE_VALUE}|\d{{1,3}})(?:\s{{1,4}}#[^\n]{{0,60}})?\s*$"
+)
 # print(a, b, c) answers on one line: "2.1.0+cu121 12.1 ['sm_50', 'sm_60']"
 _VALUES = re.compile(rf"^\s*((?:(?:{_ONE_VALUE})\s{{1,4}}){{1,5}}(?:{_ONE_VALUE}))\s*$")
 _TOKEN = re.compile(_ONE_VALUE)
+_QUOTED = re.compile(r"^[\s>]{0,40}")
 LOOKAHEAD = 4  # lines between an expression and its value (fences, a blank, a prompt)
 
 
@@ -36,12 +42,21 @@ def _values_after(lines: Sequence[Line], index: int, count: int) -> tuple[Line, 
         if line.fence or line.blank:
             continue
         pattern = _VALUE if count == 1 else _VALUES
-        found = pattern.match(line.text)
+        # "8 # !!!" cleans as a root prompt ("host # "): a value alone is also read as pasted,
+        # less its quote marks and indentation.
+        pasted = _QUOTED.sub("", line.raw)
+        found = pattern.match(line.text) or (_VALUE.match(pasted) if count == 1 else None)
         if found is None:
             return None
-        values = [v.strip("'\"") for v in _TOKEN.findall(found.group(1))]
+        said = found.group(1)
+        values = (
+            [said.strip("'\"")] if count == 1 else [v.strip("'\"") for v in _TOKEN.findall(said)]
+        )
         return (line, values) if len(values) == count else None
     return None
+
+
+_CUDA_SEEN: dict[bool, ObservationKind] = {True: "cuda-available", False: "cuda-unavailable"}
 
 
 def _fact(expression: str, line: Line, value: str) -> Fact | None:
@@ -49,8 +64,14 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
         return torch_fact(line, value)
     if expression == "version.cuda" and value[:1].isdigit():
         return ComponentFact(line, ComponentName.TORCH, cuda=value)
-    if expression == "cuda.is_available()" and value == "False":
-        return ObservationFact(line, "cuda-unavailable", "torch.cuda.is_available() is False")
+    if expression == "cuda.is_available()" and value in ("True", "False"):
+        return ObservationFact(
+            line, _CUDA_SEEN[value == "True"], f"torch.cuda.is_available() is {value}"
+        )
+    if expression == "cuda.device_count()" and value.isdigit():
+        return ObservationFact(
+            line, _CUDA_SEEN[int(value) > 0], f"torch.cuda.device_count() is {value}"
+        )
     if expression == "cuda.nccl.version()":
         numbers = re.findall(r"\d+", value)
         if len(numbers) == 3:

@@ -10,6 +10,7 @@ from stackcheck.ingest.formats.conda_plan import CondaPlan
 from stackcheck.ingest.formats.container_cli_info import ContainerCliInfo
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
 from stackcheck.ingest.formats.df import Df
+from stackcheck.ingest.formats.docker_info import DockerInfo
 from stackcheck.ingest.formats.docker_run import DockerRun
 from stackcheck.ingest.formats.dockerfile import Dockerfile
 from stackcheck.ingest.formats.ds_report import DsReport
@@ -88,6 +89,7 @@ FORMATS: tuple[Format, ...] = (
     P2pBandwidthTest(),
     Nvtop(),
     NvidiaSmiCsv(),
+    DockerInfo(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

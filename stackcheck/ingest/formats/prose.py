@@ -41,7 +41,8 @@ configuration for MIG is following") is read as that, unless it denies, doubts o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from stackcheck.ingest.facts import (
     ComponentFact,
@@ -57,8 +58,11 @@ from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
+# A value as a shell or a Dockerfile writes it, bare or in double quotes (`ENV
+# TORCH_CUDA_ARCH_LIST="6.0 6.1 7.0+PTX"`, open-mmlab/mmdetection#2108).
 _SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}([\w./:,^@+-]{1,400})"
+    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}"
+    r"(\"[\w./:,^@+ -]{1,200}\"|[\w./:,^@+-]{1,400})"
 )
 # A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
 _COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
@@ -495,15 +499,6 @@ def container_stated(line: Line) -> list[Fact]:
     return [ContainerFact(line, found.group(0))]
 
 
-# PyTorch with its local version: the build tag says which build it is, whatever else the
-# sentence names ("torch 2.1.0+cu118", "PyTorch version 2.3.0+cpu").
-_TORCH = re.compile(
-    r"\b(?:py)?torch(?:\s?==?\s?|\s(?:version\s)?(?:is\s)?v?)"
-    r"(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?\+(?:cu\d{2,3}|cpu))\b",
-    re.IGNORECASE,
-)
-
-
 # NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
 # 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
 # ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use, nor is a name
@@ -595,7 +590,8 @@ def stated_ofi_nccl(line: Line) -> list[Fact]:
 
 
 def stated_versions(line: Line) -> list[Fact]:
-    """The driver, the PyTorch build and the NCCL a sentence states as the ones in use."""
+    """The driver and the NCCL a sentence states as the ones in use (PyTorch, cuDNN and CUDA:
+    ``stated_components``)."""
     nccl = stated_nccl(line) + stated_ofi_nccl(line)
     if _SUGGESTION.search(line.text):
         return nccl
@@ -605,20 +601,151 @@ def stated_versions(line: Line) -> list[Fact]:
         facts.append(
             ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
         )
-    if (found := _TORCH.search(line.text)) is not None:
-        torch = torch_fact(line, found.group(1))
-        torch.properties.update(said)
-        facts.append(torch)
     return facts
 
 
+# Versions stated in sentences and environment lists, one row per component: its names and the
+# shape of its version. The separators between them are the ones reporters and issue templates
+# use: "pytorch: 1.4.0", "- PyTorch Version (e.g., 1.0): 2.1", "I'm using pytorch 0.2.0_3, with
+# CUDA 8.0 and cudnn 6.0.20", "Tesla V100, cuda11.4", "CUDA版本: 12.1", "ドライバー 535.104".
+# A row's version shape keeps it apart from the others' numbers (PyTorch 0.x-2.x, a driver's
+# three digits). CUDA named in prose is recorded but not checked: a sentence seldom says whose it
+# is (the toolkit's, the driver's, the wheel's), and a toolkit is often named beside the driver.
+@dataclass(frozen=True)
+class _Stated:
+    names: str
+    version: str
+    fact: Callable[[Line, str], Fact]
+
+
+def _prose_torch(line: Line, version: str) -> Fact:
+    torch = torch_fact(line, version)
+    torch.properties["stated"] = "prose"
+    return torch
+
+
+def _prose_component(component: ComponentName) -> Callable[[Line, str], Fact]:
+    def fact(line: Line, version: str) -> Fact:
+        return ComponentFact(line, component, version=version, properties={"stated": "prose"})
+
+    return fact
+
+
+def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
+    def fact(line: Line, version: str) -> Fact:
+        return ObservationFact(line, "version-stated", f"{what} {version}")
+
+    return fact
+
+
+# A Latin name starts a word (not "libcudnn", "+cuda12.2", "torch.cuda"); a Chinese or Japanese
+# one may follow a Latin word ("NVIDIA驱动版本是560.35.03").
+# "/" after a number is a list's separator ("CUDA: 9.0/cuDNN: 7.0"), after a word a path's.
+_WORD = r"(?<![\w.+-])(?<!\D/)"
+_STATED = (
+    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3")
+    _Stated(
+        rf"{_WORD}(?:py)?torch",
+        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
+        r"(?![a-zA-Z0-9+]|\.\d)",
+        _prose_torch,
+    ),
+    _Stated(
+        rf"{_WORD}cudnn",
+        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
+        _prose_component(ComponentName.CUDNN),
+    ),
+    _Stated(
+        rf"{_WORD}(?:cuda(?:\s?toolkit)?|nvcc)",
+        r"\d{1,2}\.\d(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
+        _prose_unchecked("CUDA"),
+    ),
+    _Stated(
+        # 驱动(程序), ドライバ(ー)
+        r"\u9a71\u52a8(?:\u7a0b\u5e8f)?|\u30c9\u30e9\u30a4\u30d0\u30fc?",
+        r"\d{3}\.\d{1,3}(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
+        _prose_component(ComponentName.DRIVER),
+    ),
+)
+# Between a name and its version: a word for "version" (English, Chinese, Japanese; "CUDAの
+# バージョンは12.1"), an issue
+# template's placeholder, "is", a colon or equals sign (ASCII or full-width), Markdown's bold, or
+# nothing ("cuda11.4").
+_BETWEEN = (
+    r"(?:\s?\u306e?\s?(?:version|ver\.?|\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3))?"
+    r"(?:\s?\((?:e\.g\.|eg\.)[^)]{0,40}\))?(?:\s(?:is|was)|\s?[\u662f\u306f])?\**"
+    r"(?:\s?[:=\uff1a]{1,2}\s?|\s|)\**\s?v?"
+)
+_STATED_ONE = [
+    re.compile(rf"(?:{row.names})(?![a-z_.-]){_BETWEEN}({row.version})", re.IGNORECASE)
+    for row in _STATED
+]
+# The PyTorch issue template's pair: "CUDA/cuDNN version: 11.8/8.9".
+_STATED_PAIR = re.compile(
+    r"(?<![\w./-])(\w+)\s?/\s?(\w+)\s(?:versions?)?\s?[:\uff1a]\s?v?([\d.]+)\s?/\s?v?([\d.]+)",
+    re.IGNORECASE,
+)
+
+
+# A version named as where to go ("how can I revert back to the PyTorch 0.3.0 version").
+_TARGET = re.compile(r"\b(?:revert\w{0,3}|roll\w{0,3}\sback|go\sback|back\sto)\b", re.IGNORECASE)
+
+
+def stated_components(line: Line) -> list[Fact]:
+    """The PyTorch, cuDNN, CUDA and driver versions a sentence or an environment list states,
+    by the table above; not where the sentence, up to the end of the version's clause, suggests
+    a version or says one works ("upgrade to torch 2.1", "torch 2.1 is required"; a later clause,
+    "..., and running X suggests that our versions should be compatible", does not count), nor
+    after a word that makes it a range ("since torch 1.8") or a target."""
+    facts: list[Fact] = []
+    if _COMMENT.match(line.text):
+        return facts  # a script's or a Dockerfile's comment ("# First stage - DLC PyTorch 2.6")
+    for sentence in _SENTENCE.split(line.text):
+        pair = _STATED_PAIR.search(sentence)
+        said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
+        if said and _doubted(sentence, pair.end() if pair else 0):
+            said = []
+        for row, pattern in zip(_STATED, _STATED_ONE, strict=True):
+            for name, version in said:
+                found = pattern.fullmatch(f"{name} {version}")
+                if found is not None:
+                    facts.append(row.fact(line, found.group(1)))
+            for found in pattern.finditer(sentence):
+                before = sentence[: found.start()]
+                if not (
+                    _RANGE_WORD.search(before)
+                    or _TARGET.search(before)
+                    or _doubted(sentence, found.end())
+                ):
+                    facts.append(row.fact(line, found.group(1)))
+                    break
+    return facts
+
+
+_CLAUSE_END = re.compile(r"[,;(]")
+# A comment line of a pasted script; an issue template's "#- PyTorch Version: 2.1" is its list.
+_COMMENT = re.compile(r"^\s{0,8}#{1,3}\s")
+
+
+def _doubted(sentence: str, end: int) -> bool:
+    """Whether the sentence up to the end of the clause that ends at ``end`` suggests a version
+    or says one works."""
+    after = _CLAUSE_END.search(sentence, end)
+    clause = sentence[: after.start() if after is not None else len(sentence)]
+    return bool(_SUGGESTION.search(clause) or _WORKS.search(clause))
+
+
 # An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
-# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"): an NVIDIA name, up to a comma or bracket.
+# 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"; "GPU: Tesla P100-PCIE-16GB * 2",
+# pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ...";
+# Chinese "显卡" (graphics card) and "GPU型号" (model)): an
+# NVIDIA name, up to a comma, a bracket or a trailing count.
 _GPU_LINE = re.compile(
-    r"^\s{0,8}(?:[-*]\s)?\**GPUs?(?:\s(?:model|type|models))?\**\s?[:\uff1a]\s?\**\s?"
-    r"(?:\d{1,3}\s?[x\u00d7]\s?)?"
+    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:GPUs?|\u663e\u5361)(?:\s?(?:models?|types?|names?|\u578b\u53f7))?"
+    r"(?:\sand\sconfiguration)?\**\s?[:\uff1a]\s?\**\s?"
+    r"(?:\d{1,3}\s?[xX\u00d7*]\s?)?"
     r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
-    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|$)",
+    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|[*xX\u00d7]\s?\d|$)",
     re.IGNORECASE,
 )
 
@@ -632,7 +759,8 @@ _GPU_NAME = (
 )
 _GPU_MODEL = re.compile(r"A100|A800|H100|H800|H200|H20|B200|B300|V100|L40S")
 _GPU_COUNTED = re.compile(
-    rf"\b\d{{1,2}}\s?[x*\u00d7]\s?({_GPU_NAME})\b|"
+    # "8x H100", "4 X A100", Chinese "8卡A100" / "8张A100" (cards)
+    rf"\b\d{{1,2}}\s?[xX*\u00d7\u5361\u5f20]\s?({_GPU_NAME})(?![A-Za-z0-9_])|"
     rf"\b({_GPU_NAME})\s?[x*\u00d7]\s?\d{{1,2}}\b|"
     rf"\b({_GPU_NAME})\s(?:clusters?|nodes?|servers?|machines?)\b|"
     # NVIDIA's systems by name: "2x HGX-H100 systems", "a DGX A100" (NVIDIA/nccl#1043).
@@ -675,7 +803,7 @@ def gpu_count_stated(line: Line) -> list[Fact]:
 
 def gpu_stated(line: Line) -> list[Fact]:
     """The GPU an environment list names on a `GPU:` line."""
-    if "gpu" not in line.text[:16].lower():
+    if "gpu" not in line.text[:16].lower() and "\u663e\u5361" not in line.text[:16]:
         return []
     found = _GPU_LINE.match(line.text)
     return [GpuFact(line, found.group(1).strip())] if found is not None else []
@@ -698,6 +826,7 @@ class Prose(Format):
             for fact in (
                 *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
+                *stated_components(line),
                 *container_stated(line),
                 *fabric_stated(line),
                 *hardware_path_stated(line),
@@ -729,7 +858,7 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
-        facts.append(EnvFact(line, name, found.group(2).rstrip(".,")))
+        facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
         if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
             facts.append(ObservationFact(line, "setting-tried", name))
     return facts

@@ -22,17 +22,22 @@ class TorchConfig(Format):
     name = "torch_config"
     title = "torch.__config__.show()"
     anchor = re.compile(r"^\s*PyTorch built with:\s*$")
-    member = re.compile(r"^\s{1,8}-\s")
+    item = re.compile(r"^\s{1,8}-\s")
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        return self.joins(line) or (bool(segment) and wrapped_tail(line, segment[-1]))
+        # An item goes on a segment its heading opened; alone, an indented "- " is any list's
+        # (an issue template's "  - PyTorch Version: 1.7.1").
+        return self.is_item(line) or (bool(segment) and wrapped_tail(line, segment[-1]))
+
+    def is_item(self, line: Line) -> bool:
+        return self.item.search(line.text) is not None
 
     def logical(self, lines: Sequence[Line]) -> list[Line]:
         """Each item as printed: a line that is not an item is the wrapped tail of the one
         before (the architecture flags run to hundreds of characters)."""
         logical: list[Line] = []
         for line in lines:
-            if logical and not self.joins(line) and not self.opens(line):
+            if logical and not self.is_item(line) and not self.opens(line):
                 logical[-1] = joined_line(logical[-1], line)
             else:
                 logical.append(line)
