@@ -1178,11 +1178,16 @@ def test_the_kernel_module_failing_to_take_the_gpu(matrix: Matrix) -> None:
     """NVRM's RmInitAdapter failure (NVIDIA/open-gpu-kernel-modules#789, and the older form
     without the GPU's address, Bumblebee-Project/Bumblebee#722) and a GPU the release does not
     support, in the wrapped lines of 2011 (MrMEEE/bumblebee-Old-and-abbandoned#583) and 2023
-    (flatcar/Flatcar#1283): the GPU is unusable (SC532)."""
+    (flatcar/Flatcar#1283): the GPU is unusable. A GPU the driver found but could not
+    initialise is the GPU's health (SC1117; the machine's other GPUs still work,
+    microsoft/pai#4344), one the release does not support is a GPU nothing can see (SC532)."""
     for text in (
         "[  903.610907] NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)\n"
         "[  903.611884] NVRM: GPU 0000:98:00.0: rm_init_adapter failed, device minor number 0",
         "[87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)",
+    ):
+        assert loud(matrix, text) == {"SC1117": Severity.ERROR}, text
+    for text in (
         "[  652.483304] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1050) installed\n"
         "[  652.483305] NVRM: in this system is not supported by the 280.13 NVIDIA Linux\n"
         "[  652.483306] NVRM: graphics driver release.  Please see 'Appendix A -",

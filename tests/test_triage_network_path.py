@@ -1098,3 +1098,107 @@ def test_a_lnksta_line_without_its_device(matrix: Matrix) -> None:
         found = findings(matrix, f"    LnkSta: {line}\n")["SC1101"]
         assert found.severity is Severity.WARNING
     assert "SC1101" not in findings(matrix, "    LnkSta: Speed 16GT/s (ok), Width x16 (ok)\n")
+
+
+# msr-fiddle/pipedream#76: UCX's crash report in a container with docker's 64 MB /dev/shm.
+SIGBUS_IN_NCCL = """\
+[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)
+==== backtrace (tid:   3095) ====
+ 0 0x0000000000043090 killpg()  ???:0
+ 1 0x000000000018bb41 __nss_database_lookup()  ???:0
+ 2 0x000000000007587d ncclGroupEnd()  ???:0
+ 5 0x00000000000489b1 ???()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0
+"""
+
+
+def test_a_bus_error_inside_nccl_is_shared_memory(matrix: Matrix) -> None:
+    found = findings(matrix, SIGBUS_IN_NCCL)
+    assert found["SC502"].severity is Severity.ERROR and "ncclGroupEnd" in found["SC502"].message
+    # The same crash in the frames of another library says nothing of /dev/shm: a bus error is
+    # also a truncated mapped file.
+    other = SIGBUS_IN_NCCL.replace("ncclGroupEnd", "fread").replace("libnccl.so.2", "libc.so.6")
+    assert "SC502" not in findings(matrix, other)
+    # With 254 GB of /dev/shm (pytorch/pytorch#26009's sentence, the corpus' 279) its size is
+    # not the cause.
+    ample = "I am using a docker container with --ipc=host, so I have /dev/shm space of 254GB.\n"
+    assert "SC502" not in findings(matrix, SIGBUS_IN_NCCL + ample)
+
+
+def test_a_sigbus_where_the_report_names_dockers_default_shm(matrix: Matrix) -> None:
+    # intelligent-machine-learning/dlrover#1046: torchelastic's record and the PR's sentence.
+    died = (
+        "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, "
+        "error_file='<N/A>', error_file_data={'message': '<NONE>'}, message='Signal 7 (SIGBUS) "
+        "received by PID 54', timestamp=1711419181)}\n"
+    )
+    said = (
+        "The default shm of docker is only 64MB which is not enough to save the nanogpt "
+        "checkpoint.\n"
+    )
+    assert findings(matrix, said + died)["SC502"].severity is Severity.ERROR
+    # Either alone: the crash may be a mapped file; the sentence is advice.
+    assert findings(matrix, died) == {}
+    alone = findings(matrix, said)
+    assert set(alone) == {"SC501"} and alone["SC501"].severity is Severity.INFO
+    # A question about the default states nothing.
+    assert findings(matrix, "Is the default shm of docker only 64MB?\n") == {}
+
+
+def test_the_device_plugin_taking_a_gpu_out_for_an_xid(matrix: Matrix) -> None:
+    # NVIDIA/k8s-device-plugin#189: Xid 69, which the matrix does not name.
+    text = (
+        "2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-"
+        "f93c9ea826a8, the device will go unhealthy.\n"
+    )
+    found = findings(matrix, text)
+    assert found["SC1117"].severity is Severity.WARNING and "Xid 69" in found["SC1117"].message
+    # The plugin's current wording; an Xid the matrix names keeps the matrix's meaning (48: DBE).
+    current = text.replace(", the device will go unhealthy", "; marking device as unhealthy")
+    assert findings(matrix, current)["SC1117"].severity is Severity.WARNING
+    dbe = findings(matrix, current.replace("Xid=69", "Xid=48"))["SC1117"]
+    assert dbe.severity is Severity.ERROR and "Double Bit ECC" in dbe.message
+
+
+def test_efa_kernel_driver_stated_absent(matrix: Matrix) -> None:
+    # aws/libfabric#7: libfabric builds its EFA provider without efa.ko, which then lists nothing.
+    said = (
+        "However, the system doesn't have efa.ko and that brings my question: Wouldn't the "
+        "kernel be needed to complete the previously mentioned actions?\n"
+    )
+    assert findings(matrix, said)["SC411"].severity is Severity.WARNING
+    assert "SC411" not in findings(matrix, "Check whether the system has efa.ko loaded.\n")
+    assert "SC411" not in findings(matrix, "If the efa module is not loaded, reboot.\n")
+
+
+def test_the_ofi_tuner_refusing_nccl_proto_names_its_releases(matrix: Matrix) -> None:
+    # aws/aws-ofi-nccl#982: the plugin set NCCL_PROTO=simple on p4de and its tuner then refused.
+    refused = (
+        "a100-st-p4de24xlarge-668:789818:790167 [6] ncclResult_t nccl_ofi_tuner_init_v1(size_t, "
+        "size_t, ncclDebugLogger_t):270 NCCL WARN NET/OFI The tuner plugin can not be loaded when "
+        "explicitly choosing an algorithm or protocol with NCCL_ALGO/NCCL_PROTO\n"
+    )
+    found = findings(matrix, refused)["SC452"]
+    assert found.severity is Severity.ERROR and "1.17.0" in found.message
+    # With the plugin's version stated (its banner, aws/aws-ofi-nccl#803), the issue is that
+    # release's; a release outside the range (the version changed to 1.17.0) does not have it.
+    banner = "6f2d8a82d208:1287:1328 [0] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.12.1-aws\n"
+    assert "1.12.1" in findings(matrix, banner + refused)["SC452"].message
+    newer = banner.replace("1.12.1-aws", "1.17.0") + refused
+    assert not saying(matrix, newer, "SC452", "tuner")
+
+
+def test_mig_said_on_in_a_report_about_the_device_plugin(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#132 and NVIDIA/k8s-device-plugin#229: MIG stated as the GPUs' mode
+    # ("the MIG mode of A100 GPU is enabled") and as what the reporter did ("turn mig on").
+    for said in (
+        "When the MIG mode of A100 GPU is enabled, the GPU operator cannot deploy successfully.",
+        "turn mig on a device and deploy https://github.com/NVIDIA/k8s-device-plugin/blob/master/"
+        'nvidia-device-plugin.yml with  "--mig-strategy=single" in its args section',
+    ):
+        assert findings(matrix, said + "\n")["SC1121"].severity is Severity.WARNING, said
+    for denied in (
+        "Turn mig off on every GPU before training.",
+        "Did you turn on MIG on this node?",
+        "The MIG mode of all GPUs is disabled.",
+    ):
+        assert "SC1121" not in findings(matrix, denied + "\n"), denied

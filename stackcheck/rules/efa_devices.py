@@ -32,7 +32,8 @@ class EfaNotVisible(Rule):
         what="Looks for signs that libfabric found no EFA device: `fi_info -p efa` failing with "
         "`-61 (No data available)`, aws-ofi-nccl's `No eligible providers were found` or "
         "`Couldn't find any optimal provider`, a current aws-ofi-nccl settling for the `tcp` "
-        "provider, or an EFA instance whose /dev/infiniband/uverbs* nodes are missing.",
+        "provider, an EFA instance whose /dev/infiniband/uverbs* nodes are missing, or a sentence "
+        "saying the EFA kernel driver (efa.ko) is not there.",
         why="Without the devices, aws-ofi-nccl cannot use EFA: NCCL either fails to start or "
         "quietly runs its traffic over TCP sockets at a fraction of the bandwidth.",
         example="A container on a p4d.24xlarge started without `--device /dev/infiniband/uverbs0` "

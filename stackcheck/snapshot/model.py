@@ -368,6 +368,12 @@ ObservationKind = Literal[
     "cuda-build-mismatch-stated",  # the report contrasts nvcc's CUDA X with PyTorch's Y ("X Y")
     "privileged-stated",  # the report says its container or pod runs privileged
     "all-gpus-seen-stated",  # the report says a container sees all the host's GPUs
+    "nccl-in-backtrace",  # a native backtrace's frame is inside NCCL (value: the function)
+    "shm-default-stated",  # the report says the container had Docker's default 64 MB /dev/shm
+    "gpu-marked-unhealthy",  # the k8s device plugin took a GPU out of service after an Xid
+    "efa-module-absent-stated",  # the report says the EFA kernel driver (efa.ko) is not there
+    "gpu-init-failed",  # the driver could not initialise a GPU (NVRM: RmInitAdapter failed)
+    "ofi-tuner-refused",  # aws-ofi-nccl's tuner refused to load: NCCL_ALGO/NCCL_PROTO is set
 ]
 
 
