@@ -1118,6 +1118,14 @@ def test_a_bus_error_inside_nccl_is_shared_memory(matrix: Matrix) -> None:
     # also a truncated mapped file.
     other = SIGBUS_IN_NCCL.replace("ncclGroupEnd", "fread").replace("libnccl.so.2", "libc.so.6")
     assert "SC502" not in findings(matrix, other)
+    # Without a backtrace, NCCL's log around the crash (a line of NVIDIA/nccl#1000 put beside
+    # it): NCCL ran, so /dev/shm is the first suspect, a warning.
+    ran = (
+        "dso-s1-r1-a100-03:2331:2666 [3] NCCL INFO Using network IBext\n"
+        + SIGBUS_IN_NCCL.splitlines()[0]
+        + "\n"
+    )
+    assert findings(matrix, ran)["SC502"].severity is Severity.WARNING
     # With 254 GB of /dev/shm (pytorch/pytorch#26009's sentence, the corpus' 279) its size is
     # not the cause.
     ample = "I am using a docker container with --ipc=host, so I have /dev/shm space of 254GB.\n"
@@ -1202,3 +1210,41 @@ def test_mig_said_on_in_a_report_about_the_device_plugin(matrix: Matrix) -> None
         "The MIG mode of all GPUs is disabled.",
     ):
         assert "SC1121" not in findings(matrix, denied + "\n"), denied
+
+
+def test_efa_texts_that_say_nothing_of_this_hosts_stack_are_advice(matrix: Matrix) -> None:
+    # aws/sagemaker-hyperpod-cli#367: the EFA device plugin's DaemonSet on nodes without EFA.
+    plugin = (
+        "│ 2026/02/03 15:23:32 Error to get IB device: %v. No valid EFA devices found"
+        "                                                  │\n"
+    )
+    found = findings(matrix, plugin)
+    assert found["SC411"].severity is Severity.INFO and set(found) == {"SC411"}
+    # On an instance type with EFA the plugin finding none is the efa driver or its mounts (the
+    # instance types stated as in aws/aws-ofi-nccl#1020, put beside the plugin's line).
+    on_efa = findings(matrix, "Environment: 2 x p5.48xlarge\n" + plugin)
+    assert on_efa["SC411"].severity is Severity.ERROR
+    # gardener/gardener-extension-provider-aws#1832: error 4126, a security group's doing.
+    unanswered = (
+        "every NCCL/MPI workload that exercises EFA RDMA fails with `Error 4126: Unresponsive "
+        "receiver (reachable by EFA device but handshake failed)` until the self-referencing "
+        "egress rule is added.\n"
+    )
+    found = findings(matrix, unanswered)
+    assert set(found) == {"SC1110"} and found["SC1110"].severity is Severity.INFO
+    assert "security group" in found["SC1110"].message
+
+
+def test_a_monitors_fabric_state_is_read_as_nvmls(matrix: Matrix) -> None:
+    # leptonai/gpud#1147: a PCIe H100 has no NVSwitch fabric; 'Not Supported' is its normal state.
+    said = (
+        "> NVIDIA-H100-PCIe with unhealthy fabric state: GPU GPU-8ca5630b-8911-2e29-513a-"
+        "869117d22eaa: state=Not Supported; GPU GPU-b52a020b-b703-61ba-e7c7-8b25ab6de799: "
+        "state=Not Supported\n"
+    )
+    report = read_report(said, "pasted")
+    assert [o.value for o in report.snapshot.observations("fabric-state")] == ["Not Supported"]
+    assert findings(matrix, said) == {}
+    # A fabric still training on an NVSwitch system is the fabric manager's (state changed).
+    training = said.replace("state=Not Supported; GPU", "state=In Progress; GPU", 1)
+    assert findings(matrix, training)["SC521"].severity is Severity.ERROR

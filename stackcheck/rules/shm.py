@@ -117,7 +117,8 @@ class ShmExhausted(Rule):
         "is killed by signal: Bus error`; and a process killed by SIGBUS (UCX's `Caught signal 7 "
         "(Bus error`, torchelastic's `Signal 7 (SIGBUS)`) where the backtrace is in NCCL, the "
         "report names Docker's 64 MB default, /dev/shm is small or a GPU container sets no "
-        "/dev/shm size (any crash in NCCL's `ncclShmOpen` too). Where /dev/shm is known to hold "
+        "/dev/shm size (any crash in NCCL's `ncclShmOpen` too; a warning where only NCCL's log "
+        "is around it). Where /dev/shm is known to hold "
         "16 GiB or more, the error is only noted (info): its size is then not the cause.",
         why="The job failed (or a rank hung) because /dev/shm was too small, usually a "
         "container's 64 MB default, while the host had plenty of memory.",
@@ -176,7 +177,10 @@ class ShmExhausted(Rule):
             *(runtime_evidence(ctx, "shm")[:1] if small else []),
             *(e for found in open_specs for e in found),
         ]
-        if not ((bus and signs) or (crashed and in_shm)):
+        # NCCL's log around the crash: NCCL ran, and its maintainers' first suspect for a bus
+        # error is /dev/shm; without a backtrace a warning.
+        ran = snapshot.observations("nccl-loaded", "net-transport", "net-plugin-missing")
+        if not ((bus and (signs or ran)) or (crashed and in_shm)):
             return
         died = (bus or crashed)[0]
         where = f" in NCCL ({frames[0].value})" if frames else ""
@@ -184,5 +188,6 @@ class ShmExhausted(Rule):
             f"A process died of a {died.value or 'signal'}{where}, where /dev/shm is or may be "
             "the container's 64 MB: NCCL's segments and DataLoader batches live there, and a "
             "page the tmpfs cannot back kills the process with SIGBUS.",
-            [died.evidence, *(in_shm[:1] or signs[:2])],
+            [died.evidence, *(in_shm[:1] or signs[:2] or [o.evidence for o in ran[:1]])],
+            severity=None if signs or in_shm else Severity.WARNING,
         )

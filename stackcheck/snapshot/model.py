@@ -374,6 +374,8 @@ ObservationKind = Literal[
     "efa-module-absent-stated",  # the report says the EFA kernel driver (efa.ko) is not there
     "gpu-init-failed",  # the driver could not initialise a GPU (NVRM: RmInitAdapter failed)
     "ofi-tuner-refused",  # aws-ofi-nccl's tuner refused to load: NCCL_ALGO/NCCL_PROTO is set
+    "efa-plugin-no-devices",  # the EFA k8s device plugin found no EFA device on its node
+    "efa-peer-unresponsive",  # EFA reached a peer that never answered the handshake (4126)
 ]
 
 
