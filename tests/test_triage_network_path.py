@@ -1248,3 +1248,31 @@ def test_a_monitors_fabric_state_is_read_as_nvmls(matrix: Matrix) -> None:
     # A fabric still training on an NVSwitch system is the fabric manager's (state changed).
     training = said.replace("state=Not Supported; GPU", "state=In Progress; GPU", 1)
     assert findings(matrix, training)["SC521"].severity is Severity.ERROR
+
+
+def test_a_link_the_report_says_is_downgraded(matrix: Matrix) -> None:
+    # janhq/jan#183: an RTX 4090 on a riser at 2.5 GT/s, which the report calls downgraded.
+    lnksta = "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n"
+    said = "Issue: bandwidth is downgraded due to an incompatibility issue\n"
+    assert findings(matrix, said + lnksta)["SC1101"].severity is Severity.WARNING
+    assert findings(matrix, said)["SC1101"].severity is Severity.WARNING
+    # A link said to rest low when idle, or a question, states no fault.
+    for calm in (
+        "The link is downgraded when idle, which is expected.",
+        "Is the bandwidth downgraded here?",
+    ):
+        assert "SC1101" not in findings(matrix, calm + "\n"), calm
+
+
+def test_a_low_memlock_limit_shown_for_slurmd(matrix: Matrix) -> None:
+    # clustervision/trinity#498: slurmd's /proc/PID/limits; every job it starts inherits 64 KiB.
+    text = (
+        "1 S root       3844      1  0  80   0 - 32175 inet_c 09:36 ?        00:00:00 "
+        "/usr/sbin/slurmd\n"
+        "[root@node008 ~]# cat /proc/3844/limits  | grep locked\n"
+        "Max locked memory         65536                65536                bytes     \n"
+    )
+    assert findings(matrix, text)["SC511"].severity is Severity.WARNING
+    # The same limit for a process the text does not name stays advice.
+    alone = text.splitlines()[-1] + "\n"
+    assert findings(matrix, alone)["SC511"].severity is Severity.INFO

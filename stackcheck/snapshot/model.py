@@ -376,6 +376,8 @@ ObservationKind = Literal[
     "ofi-tuner-refused",  # aws-ofi-nccl's tuner refused to load: NCCL_ALGO/NCCL_PROTO is set
     "efa-plugin-no-devices",  # the EFA k8s device plugin found no EFA device on its node
     "efa-peer-unresponsive",  # EFA reached a peer that never answered the handshake (4126)
+    "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
+    "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
 ]
 
 
