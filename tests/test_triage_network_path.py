@@ -1276,3 +1276,26 @@ def test_a_low_memlock_limit_shown_for_slurmd(matrix: Matrix) -> None:
     # The same limit for a process the text does not name stays advice.
     alone = text.splitlines()[-1] + "\n"
     assert findings(matrix, alone)["SC511"].severity is Severity.INFO
+
+
+def test_an_xid_stated_as_an_error_or_a_code(matrix: Matrix) -> None:
+    # NVIDIA/open-gpu-kernel-modules#507's maintainer: "You're getting a XID 79, fallen off the
+    # bus." The same said as "Xid error 79" and "Xid code 79" (the words changed, the code kept).
+    for said in (
+        "You’re getting a XID 79, fallen off the bus.",
+        "You’re getting a Xid error 79, fallen off the bus.",
+        "You’re getting a Xid code 79, fallen off the bus.",
+    ):
+        assert findings(matrix, said + "\n")["SC1117"].severity is Severity.ERROR, said
+    # NVIDIA/k8s-device-plugin#259's title: an Xid the docs lack, and a denial, say nothing.
+    title = "but i can not find Xid error 999 in nvidia doc\n"
+    assert "SC1117" not in findings(matrix, title)
+
+
+def test_the_device_plugin_stopping_over_a_mig_gpu_without_instances(matrix: Matrix) -> None:
+    # NVIDIA/k8s-device-plugin#253: MIG on, no MIG devices, the plugin panics (single strategy).
+    panic = (
+        "panic: At least one device with migEnabled=true was not configured correctly: No MIG "
+        "devices associated with /dev/nvidia0: GPU-fe14a161-d1f3-7706-c257-3b22fe15c684\n"
+    )
+    assert findings(matrix, panic)["SC1121"].severity is Severity.WARNING
