@@ -1282,9 +1282,9 @@ def test_an_xid_stated_as_an_error_or_a_code(matrix: Matrix) -> None:
     # NVIDIA/open-gpu-kernel-modules#507's maintainer: "You're getting a XID 79, fallen off the
     # bus." The same said as "Xid error 79" and "Xid code 79" (the words changed, the code kept).
     for said in (
-        "You’re getting a XID 79, fallen off the bus.",
-        "You’re getting a Xid error 79, fallen off the bus.",
-        "You’re getting a Xid code 79, fallen off the bus.",
+        "You\u2019re getting a XID 79, fallen off the bus.",
+        "You\u2019re getting a Xid error 79, fallen off the bus.",
+        "You\u2019re getting a Xid code 79, fallen off the bus.",
     ):
         assert findings(matrix, said + "\n")["SC1117"].severity is Severity.ERROR, said
     # NVIDIA/k8s-device-plugin#259's title: an Xid the docs lack, and a denial, say nothing.
