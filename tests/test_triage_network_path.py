@@ -1299,3 +1299,31 @@ def test_the_device_plugin_stopping_over_a_mig_gpu_without_instances(matrix: Mat
         "devices associated with /dev/nvidia0: GPU-fe14a161-d1f3-7706-c257-3b22fe15c684\n"
     )
     assert findings(matrix, panic)["SC1121"].severity is Severity.WARNING
+
+
+def test_more_shared_or_locked_memory_named_as_the_fix(matrix: Matrix) -> None:
+    # fal-ai-community/video-diffusion-speedrun#2 and METR/vivaria#502: --shm-size as the fix.
+    for said in (
+        "What fixed it for me was adding ` --shm-size=1g ` flag to Docker. IE",
+        "Manually, the problem is solved by adding the argument `--shm-size=<some_size g>` to "
+        "container run or create",
+    ):
+        assert findings(matrix, said + "\n")["SC501"].severity is Severity.WARNING, said
+    # open-mpi/orcm#128: the systemd unit's limit as the fix.
+    fix = "Bug fix is to add LimitMEMLOCK=infinity to the systemctl orcmd.service file.\n"
+    assert findings(matrix, fix)["SC511"].severity is Severity.WARNING
+    # Not a fix: a command line that sets it, an attempt that failed, a question; a program's
+    # message about /dev/shm's size in a PR that fixes the program (ray-project/ray, the
+    # corpus' 382, healthy).
+    for calm in (
+        "docker run --ipc=host -v $PWD:/workspace image python train.py",
+        "Adding --ipc=host did not help.",
+        "Does --shm-size fix this?",
+        'This fixes a user issue where " ValueError: The configured object store size '
+        '(63.999983616 GB) exceeds /dev/shm size (63.999520768 GB)."',
+        "docker run --ulimit memlock=-1 image ./run.sh  # works",
+    ):
+        found = findings(matrix, calm + "\n")
+        assert not {"SC501", "SC511"} & {
+            k for k, f in found.items() if f.severity is not Severity.INFO
+        }, calm
