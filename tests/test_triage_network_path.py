@@ -1327,3 +1327,16 @@ def test_more_shared_or_locked_memory_named_as_the_fix(matrix: Matrix) -> None:
         assert not {"SC501", "SC511"} & {
             k for k, f in found.items() if f.severity is not Severity.INFO
         }, calm
+
+
+def test_efa_said_not_found_in_a_container(matrix: Matrix) -> None:
+    # aws-samples/aws-efa-nccl-baseami-pipeline#2: fi_info finds no EFA inside docker.
+    said = 'I run "fi_info -v -p efa -t FI_EP_RDM" in docker, can\'t find efa either.\n'
+    assert findings(matrix, said)["SC411"].severity is Severity.WARNING
+    # The same said otherwise (the words changed), and what is no such statement.
+    assert "SC411" in findings(matrix, "EFA devices are not visible inside the pod.\n")
+    for calm in (
+        "Is EFA not visible in the container?",
+        "fi_info -p efa lists the efa devices inside the container.",
+    ):
+        assert "SC411" not in findings(matrix, calm + "\n"), calm

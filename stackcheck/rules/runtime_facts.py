@@ -108,10 +108,9 @@ def passes_efa(spec: RunSpec) -> bool | None:
 def efa_invisible(ctx: CheckContext) -> list[Evidence]:
     """Evidence that this process cannot reach the EFA devices; [] when none."""
     snapshot = ctx.snapshot
-    # A sentence saying efa.ko is not there: the provider then lists no device (aws/libfabric#7).
+    # A sentence saying there is no EFA here (efa.ko absent: aws/libfabric#7; fi_info finds none).
     found = [
-        o.evidence
-        for o in snapshot.observations("efa-provider-missing", "efa-module-absent-stated")
+        o.evidence for o in snapshot.observations("efa-provider-missing", "efa-missing-stated")
     ]
     forced = (snapshot.env_value("FI_PROVIDER") or "efa").lower() != "efa"
     plugin_version = any(i.version for i in ctx.installations(ComponentName.OFI_NCCL))

@@ -371,7 +371,7 @@ ObservationKind = Literal[
     "nccl-in-backtrace",  # a native backtrace's frame is inside NCCL (value: the function)
     "shm-default-stated",  # the report says the container had Docker's default 64 MB /dev/shm
     "gpu-marked-unhealthy",  # the k8s device plugin took a GPU out of service after an Xid
-    "efa-module-absent-stated",  # the report says the EFA kernel driver (efa.ko) is not there
+    "efa-missing-stated",  # the report says there is no EFA here (no efa.ko, fi_info finds none)
     "gpu-init-failed",  # the driver could not initialise a GPU (NVRM: RmInitAdapter failed)
     "ofi-tuner-refused",  # aws-ofi-nccl's tuner refused to load: NCCL_ALGO/NCCL_PROTO is set
     "efa-plugin-no-devices",  # the EFA k8s device plugin found no EFA device on its node
