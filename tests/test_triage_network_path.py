@@ -1352,3 +1352,32 @@ def test_efa_said_not_found_in_a_container(matrix: Matrix) -> None:
         "fi_info -p efa lists the efa devices inside the container.",
     )
     quiet(matrix, "SC411", calm)
+
+
+def test_a_sigbus_in_the_words_of_pythons_launchers(matrix: Matrix) -> None:
+    """CPython's subprocess (Lib/subprocess.py, CalledProcessError: "Command '%s' died with %r."
+    with the signal's repr) as torch.distributed.launch re-raises it, and torch.multiprocessing's
+    spawn (torch/multiprocessing/spawn.py: "process %d terminated with signal %s"): a SIGBUS,
+    read with NCCL's frame of msr-fiddle/pipedream#76 (the crash line replaced)."""
+    frame = " 2 0x000000000007587d ncclGroupEnd()  ???:0\n"
+    for died in (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py']' died "
+        "with <Signals.SIGBUS: 7>.",
+        "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal "
+        "SIGBUS",
+    ):
+        assert findings(matrix, died + "\n" + frame)["SC502"].severity is Severity.ERROR, died
+        assert "SC502" not in findings(matrix, died + "\n"), died
+
+
+def test_variants_of_the_gpu_health_and_efa_readings(matrix: Matrix) -> None:
+    # microsoft/pai#4344's second NVRM line alone: the GPU the driver could not initialise.
+    line = "[   38.773764] NVRM: rm_init_adapter failed for device bearing minor number 0\n"
+    assert findings(matrix, line)["SC1117"].severity is Severity.ERROR
+    # libfabric's EFA error 4124 (prov/efa/src/efa_errno.h), the established peer gone silent,
+    # in aws-ofi-nccl's words around 4126 (gardener-extension-provider-aws#1832's form).
+    silent = "Error: 4124 (Unresponsive receiver (connection previously established)\n"
+    assert findings(matrix, silent)["SC1110"].severity is Severity.INFO
+    # MIG said enabled by the reporter (the words of NVIDIA/gpu-operator#132 turned around).
+    assert findings(matrix, "I have enabled MIG mode on the A100.\n")["SC1121"]
+    quiet(matrix, "SC1121", ("You need to enable MIG first.", "We have not enabled MIG."))
