@@ -10,6 +10,7 @@ from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.snapshot.model import ComponentName
+from tests.corpus import body
 
 
 def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
@@ -1381,3 +1382,17 @@ def test_variants_of_the_gpu_health_and_efa_readings(matrix: Matrix) -> None:
     # MIG said enabled by the reporter (the words of NVIDIA/gpu-operator#132 turned around).
     assert findings(matrix, "I have enabled MIG mode on the A100.\n")["SC1121"]
     quiet(matrix, "SC1121", ("You need to enable MIG first.", "We have not enabled MIG."))
+
+
+def test_ibstat_port_states(matrix: Matrix) -> None:
+    # amzn/amzn-drivers#114 (the corpus' 203): ibstat of an EFA device whose port is Active.
+    text = body("203")
+    ports = read_report(text, "pasted").snapshot.hardware.ports
+    assert [(p.device, p.port, p.state, p.phys_state) for p in ports] == [
+        ("efa_0", 1, "ACTIVE", "LinkUp")
+    ]
+    assert "SC1110" not in findings(matrix, text)
+    # The same port down (the state words changed to umad's Down and Polling): not active.
+    down = text.replace("State: Active", "State: Down").replace("LinkUp", "Polling")
+    found = findings(matrix, down)["SC1110"]
+    assert found.message == "RDMA device efa_0: port 1 is DOWN, physical Polling, not ACTIVE."
