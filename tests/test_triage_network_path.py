@@ -1330,6 +1330,7 @@ def test_more_shared_or_locked_memory_named_as_the_fix(matrix: Matrix) -> None:
     # corpus' 382, healthy).
     for calm in (
         "docker run --ipc=host -v $PWD:/workspace image python train.py",
+        "I use --ipc=host and it works.",
         "Adding --ipc=host did not help.",
         "Does --shm-size fix this?",
         'This fixes a user issue where " ValueError: The configured object store size '
@@ -1350,6 +1351,7 @@ def test_efa_said_not_found_in_a_container(matrix: Matrix) -> None:
     assert "SC411" in findings(matrix, "EFA devices are not visible inside the pod.\n")
     calm = (
         "Is EFA not visible in the container?",
+        "On g4dn.xlarge fi_info -p efa returns nothing, as expected.",
         "fi_info -p efa lists the efa devices inside the container.",
     )
     quiet(matrix, "SC411", calm)
