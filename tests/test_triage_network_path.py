@@ -1398,3 +1398,19 @@ def test_ibstat_port_states(matrix: Matrix) -> None:
     down = text.replace("State: Active", "State: Down").replace("LinkUp", "Polling")
     found = findings(matrix, down)["SC1110"]
     assert found.message == "RDMA device efa_0: port 1 is DOWN, physical Polling, not ACTIVE."
+
+
+def test_nccl_before_2_23_4_misses_a_loaded_nvidia_peermem(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1537's lines (NCCL's GDR verdict, then `lsmod | grep peermem`), with an NCCL
+    # release line of the same log format put before them (the thread's release is not shown).
+    nccl = "node:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+    rest = (
+        "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+        "'mlx5_0'\n\n# lsmod | grep peermem\nnvidia_peermem         12288  0\n"
+    )
+    [found] = saying(matrix, nccl + rest, "SC311", "nvidia_peermem")
+    assert found.severity is Severity.WARNING and "2.23.4" in found.message
+    # Fixed in 2.23.4; and without the module listed, GDR off is SC431's alone (every condition).
+    assert not saying(matrix, nccl.replace("2.21.5", "2.23.4") + rest, "SC311", "peermem")
+    alone = rest.split("\n\n")[0] + "\n"
+    assert not saying(matrix, nccl + alone, "SC311", "peermem")

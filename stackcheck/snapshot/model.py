@@ -378,6 +378,7 @@ ObservationKind = Literal[
     "efa-peer-unresponsive",  # EFA reached a peer that never answered the handshake (4126)
     "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
     "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
+    "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
 ]
 
 
