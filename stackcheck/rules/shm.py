@@ -27,6 +27,14 @@ def _sets_shm(spec: RunSpec) -> bool:
     )
 
 
+def _whole(spec: RunSpec) -> bool:
+    """Whether the spec is shown whole: a pod's resource list alone or a compose service's
+    `deploy:` block alone does not show its volumes or shm_size."""
+    if spec.kind == "kubernetes" and spec.image is None:
+        return False
+    return not (spec.kind == "compose" and spec.name is None)
+
+
 class ShmTooSmall(Rule):
     id = "SC501"
     name = "shm-too-small"
@@ -80,10 +88,8 @@ class ShmTooSmall(Rule):
                 runtime_evidence(ctx, "shm")[:2] or runtime.evidence[:1],
             )
         for spec in ctx.snapshot.run_specs:
-            if spec.kind == "kubernetes" and spec.image is None:
-                continue  # a resource list alone: the pod's volumes were not shown
-            if spec.kind == "compose" and spec.name is None:
-                continue  # a service's `deploy:` block alone: the rest of it was not shown
+            if not _whole(spec):
+                continue
             if _sets_shm(spec) or diagnostic_only(spec) or spec.gpu_count == 0:
                 continue  # (a spec that requests zero GPUs is SC531's: fix that first)
             if spec.gpus or gpu_image(spec):
@@ -168,7 +174,7 @@ class ShmExhausted(Rule):
         open_specs = [
             spec_evidence(spec, "run", "image:")[:1]
             for spec in snapshot.run_specs
-            if (spec.gpus or gpu_image(spec)) and not _sets_shm(spec)
+            if (spec.gpus or gpu_image(spec)) and not _sets_shm(spec) and _whole(spec)
         ]
         small = shm is not None and shm <= DOCKER_DEFAULT_SHM
         signs = [
