@@ -9,9 +9,8 @@ from collections.abc import Sequence
 
 from stackcheck.ingest.facts import Fact
 from stackcheck.ingest.formats.base import Format
-from stackcheck.ingest.hardware import RdmaPortFact
+from stackcheck.ingest.formats.ibv_devinfo import rdma_ports
 from stackcheck.ingest.lines import Line
-from stackcheck.snapshot.hardware import RdmaPort
 
 _CA = re.compile(r"^\s*CA '([\w.-]{1,64})'\s*$")
 _PORT = re.compile(r"^\s*Port (\d{1,3}):\s*$")
@@ -29,19 +28,10 @@ class Ibstat(Format):
         return self.opens(line) or _FIELD.match(line.text) is not None
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        facts: list[RdmaPortFact] = []
-        device: str | None = None
-        for line in lines:
-            if (found := _CA.match(line.text)) is not None:
-                device = found.group(1)
-            elif (found := _PORT.match(line.text)) is not None and device is not None:
-                facts.append(RdmaPortFact(line, RdmaPort(device=device, port=int(found.group(1)))))
-            elif (found := _STATE.match(line.text)) is not None and facts:
-                port = facts[-1].port
-                if found.group(1) == "State":
-                    word = found.group(2).split("/")[0].upper()  # "Active/Defer" is active
-                    port.state = _STATES.get(word, word)
-                    facts[-1].line = line  # the state line is what a finding cites
-                else:
-                    port.phys_state = found.group(2)
-        return list(facts)
+        return rdma_ports(lines, _CA, _PORT, _STATE, _state)
+
+
+def _state(word: str) -> str:
+    """umad's port state as ibv_devinfo names it ("Active/Defer" is active)."""
+    word = word.split("/")[0].upper()
+    return _STATES.get(word, word)
