@@ -1028,7 +1028,8 @@ def test_a_64k_memlock_limit_said_in_words_with_its_fix(matrix: Matrix) -> None:
     """773 (Slurm under systemd: "the soft memlock setting is being set to 64K", "necessary to
     setup unlimited memlock"), 774 (a systemd service: "RLIMIT_MEMLOCK being set to just 64K
     bytes", "add LimitMEMLOCK=infinity"): the limit with the fix named is the finding; the
-    limit alone is advice, and the setting alone (a healthy unit file) says nothing."""
+    limit alone is advice, and the setting alone (a healthy unit file) says nothing. The fix
+    named alone is the report's word that the limit had to be raised: a warning too."""
     assert loud(matrix, body("773")) == {"SC511": Severity.WARNING}
     assert loud(matrix, body("774")) == {"SC511": Severity.WARNING}
     for limit in (
@@ -1043,7 +1044,8 @@ def test_a_64k_memlock_limit_said_in_words_with_its_fix(matrix: Matrix) -> None:
         ):
             assert loud(matrix, f"{limit}\n{fix}") == {"SC511": Severity.WARNING}, (limit, fix)
     assert findings(matrix, "[Service]\nLimitMEMLOCK=infinity") == {}
-    assert findings(matrix, "The fix is to add LimitMEMLOCK=infinity to the service file.") == {}
+    fix = "The fix is to add LimitMEMLOCK=infinity to the service file."
+    assert findings(matrix, fix) == {"SC511": Severity.WARNING}
 
 
 def test_a_gpu_older_or_newer_than_the_build_said_by_tensorflow_or_in_words(matrix: Matrix) -> None:
@@ -1179,11 +1181,16 @@ def test_the_kernel_module_failing_to_take_the_gpu(matrix: Matrix) -> None:
     """NVRM's RmInitAdapter failure (NVIDIA/open-gpu-kernel-modules#789, and the older form
     without the GPU's address, Bumblebee-Project/Bumblebee#722) and a GPU the release does not
     support, in the wrapped lines of 2011 (MrMEEE/bumblebee-Old-and-abbandoned#583) and 2023
-    (flatcar/Flatcar#1283): the GPU is unusable (SC532)."""
+    (flatcar/Flatcar#1283): the GPU is unusable. A GPU the driver found but could not
+    initialise is the GPU's health (SC1117; the machine's other GPUs still work,
+    microsoft/pai#4344), one the release does not support is a GPU nothing can see (SC532)."""
     for text in (
         "[  903.610907] NVRM: GPU 0000:98:00.0: RmInitAdapter failed! (0x62:0x65:1792)\n"
         "[  903.611884] NVRM: GPU 0000:98:00.0: rm_init_adapter failed, device minor number 0",
         "[87669.726564] NVRM: RmInitAdapter failed! (0x26:0xffff:1375)",
+    ):
+        assert loud(matrix, text) == {"SC1117": Severity.ERROR}, text
+    for text in (
         "[  652.483304] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1050) installed\n"
         "[  652.483305] NVRM: in this system is not supported by the 280.13 NVIDIA Linux\n"
         "[  652.483306] NVRM: graphics driver release.  Please see 'Appendix A -",

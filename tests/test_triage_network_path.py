@@ -10,11 +10,18 @@ from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.snapshot.model import ComponentName
+from tests.corpus import body
 
 
 def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
     report = check(read_report(text, "pasted").snapshot, matrix)
     return {f.id: f for f in report.findings}
+
+
+def quiet(matrix: Matrix, rule_id: str, texts: tuple[str, ...]) -> None:
+    """None of these sentences (each read alone) gives the rule a finding."""
+    for text in texts:
+        assert rule_id not in findings(matrix, text + "\n"), text
 
 
 def saying(matrix: Matrix, text: str, rule_id: str, words: str) -> list[Finding]:
@@ -1098,3 +1105,312 @@ def test_a_lnksta_line_without_its_device(matrix: Matrix) -> None:
         found = findings(matrix, f"    LnkSta: {line}\n")["SC1101"]
         assert found.severity is Severity.WARNING
     assert "SC1101" not in findings(matrix, "    LnkSta: Speed 16GT/s (ok), Width x16 (ok)\n")
+
+
+# msr-fiddle/pipedream#76: UCX's crash report in a container with docker's 64 MB /dev/shm.
+SIGBUS_IN_NCCL = """\
+[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)
+==== backtrace (tid:   3095) ====
+ 0 0x0000000000043090 killpg()  ???:0
+ 1 0x000000000018bb41 __nss_database_lookup()  ???:0
+ 2 0x000000000007587d ncclGroupEnd()  ???:0
+ 5 0x00000000000489b1 ???()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0
+"""
+
+
+def test_a_bus_error_inside_nccl_is_shared_memory(matrix: Matrix) -> None:
+    found = findings(matrix, SIGBUS_IN_NCCL)
+    assert found["SC502"].severity is Severity.ERROR and "ncclGroupEnd" in found["SC502"].message
+    # The same crash in the frames of another library says nothing of /dev/shm: a bus error is
+    # also a truncated mapped file.
+    other = SIGBUS_IN_NCCL.replace("ncclGroupEnd", "fread").replace("libnccl.so.2", "libc.so.6")
+    assert "SC502" not in findings(matrix, other)
+    # Without a backtrace, NCCL's log around the crash (a line of NVIDIA/nccl#1000 put beside
+    # it): NCCL ran, so /dev/shm is the first suspect, a warning.
+    ran = (
+        "dso-s1-r1-a100-03:2331:2666 [3] NCCL INFO Using network IBext\n"
+        + SIGBUS_IN_NCCL.splitlines()[0]
+        + "\n"
+    )
+    assert findings(matrix, ran)["SC502"].severity is Severity.WARNING
+    # With 254 GB of /dev/shm (pytorch/pytorch#26009's sentence, the corpus' 279) its size is
+    # not the cause.
+    ample = "I am using a docker container with --ipc=host, so I have /dev/shm space of 254GB.\n"
+    assert "SC502" not in findings(matrix, SIGBUS_IN_NCCL + ample)
+
+
+def test_a_sigbus_where_the_report_names_dockers_default_shm(matrix: Matrix) -> None:
+    # intelligent-machine-learning/dlrover#1046: torchelastic's record and the PR's sentence.
+    died = (
+        "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, "
+        "error_file='<N/A>', error_file_data={'message': '<NONE>'}, message='Signal 7 (SIGBUS) "
+        "received by PID 54', timestamp=1711419181)}\n"
+    )
+    said = (
+        "The default shm of docker is only 64MB which is not enough to save the nanogpt "
+        "checkpoint.\n"
+    )
+    assert findings(matrix, said + died)["SC502"].severity is Severity.ERROR
+    # Either alone: the crash may be a mapped file; the sentence is advice.
+    assert findings(matrix, died) == {}
+    alone = findings(matrix, said)
+    assert set(alone) == {"SC501"} and alone["SC501"].severity is Severity.INFO
+    # A question about the default states nothing.
+    assert findings(matrix, "Is the default shm of docker only 64MB?\n") == {}
+
+
+def test_the_device_plugin_taking_a_gpu_out_for_an_xid(matrix: Matrix) -> None:
+    # NVIDIA/k8s-device-plugin#189: Xid 69, which the matrix does not name.
+    text = (
+        "2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-"
+        "f93c9ea826a8, the device will go unhealthy.\n"
+    )
+    found = findings(matrix, text)
+    assert found["SC1117"].severity is Severity.WARNING and "Xid 69" in found["SC1117"].message
+    # The plugin's current wording; an Xid the matrix names keeps the matrix's meaning (48: DBE).
+    current = text.replace(", the device will go unhealthy", "; marking device as unhealthy")
+    assert findings(matrix, current)["SC1117"].severity is Severity.WARNING
+    dbe = findings(matrix, current.replace("Xid=69", "Xid=48"))["SC1117"]
+    assert dbe.severity is Severity.ERROR and "Double Bit ECC" in dbe.message
+
+
+def test_efa_kernel_driver_stated_absent(matrix: Matrix) -> None:
+    # aws/libfabric#7: libfabric builds its EFA provider without efa.ko, which then lists nothing.
+    said = (
+        "However, the system doesn't have efa.ko and that brings my question: Wouldn't the "
+        "kernel be needed to complete the previously mentioned actions?\n"
+    )
+    assert findings(matrix, said)["SC411"].severity is Severity.WARNING
+    calm = (
+        "Check whether the system has efa.ko loaded.",
+        "If the efa module is not loaded, reboot.",
+    )
+    quiet(matrix, "SC411", calm)
+
+
+def test_the_ofi_tuner_refusing_nccl_proto_names_its_releases(matrix: Matrix) -> None:
+    # aws/aws-ofi-nccl#982: the plugin set NCCL_PROTO=simple on p4de and its tuner then refused.
+    refused = (
+        "a100-st-p4de24xlarge-668:789818:790167 [6] ncclResult_t nccl_ofi_tuner_init_v1(size_t, "
+        "size_t, ncclDebugLogger_t):270 NCCL WARN NET/OFI The tuner plugin can not be loaded when "
+        "explicitly choosing an algorithm or protocol with NCCL_ALGO/NCCL_PROTO\n"
+    )
+    found = findings(matrix, refused)["SC452"]
+    assert found.severity is Severity.ERROR and "1.17.0" in found.message
+    # With the plugin's version stated (its banner, aws/aws-ofi-nccl#803), the issue is that
+    # release's; a release outside the range (the version changed to 1.17.0) does not have it.
+    banner = "6f2d8a82d208:1287:1328 [0] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.12.1-aws\n"
+    assert "1.12.1" in findings(matrix, banner + refused)["SC452"].message
+    newer = banner.replace("1.12.1-aws", "1.17.0") + refused
+    assert not saying(matrix, newer, "SC452", "tuner")
+
+
+def test_mig_said_on_in_a_report_about_the_device_plugin(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#132 and NVIDIA/k8s-device-plugin#229: MIG stated as the GPUs' mode
+    # ("the MIG mode of A100 GPU is enabled") and as what the reporter did ("turn mig on").
+    for said in (
+        "When the MIG mode of A100 GPU is enabled, the GPU operator cannot deploy successfully.",
+        "turn mig on a device and deploy https://github.com/NVIDIA/k8s-device-plugin/blob/master/"
+        'nvidia-device-plugin.yml with  "--mig-strategy=single" in its args section',
+    ):
+        assert findings(matrix, said + "\n")["SC1121"].severity is Severity.WARNING, said
+    denied = (
+        "Turn mig off on every GPU before training.",
+        "Did you turn on MIG on this node?",
+        "The MIG mode of all GPUs is disabled.",
+    )
+    quiet(matrix, "SC1121", denied)
+
+
+def test_efa_texts_that_say_nothing_of_this_hosts_stack_are_advice(matrix: Matrix) -> None:
+    # aws/sagemaker-hyperpod-cli#367: the EFA device plugin's DaemonSet on nodes without EFA.
+    plugin = (
+        "│ 2026/02/03 15:23:32 Error to get IB device: %v. No valid EFA devices found"
+        "                                                  │\n"
+    )
+    found = findings(matrix, plugin)
+    assert found["SC411"].severity is Severity.INFO and set(found) == {"SC411"}
+    # On an instance type with EFA the plugin finding none is the efa driver or its mounts (the
+    # instance types stated as in aws/aws-ofi-nccl#1020, put beside the plugin's line).
+    on_efa = findings(matrix, "Environment: 2 x p5.48xlarge\n" + plugin)
+    assert on_efa["SC411"].severity is Severity.ERROR
+    # gardener/gardener-extension-provider-aws#1832: error 4126, a security group's doing.
+    unanswered = (
+        "every NCCL/MPI workload that exercises EFA RDMA fails with `Error 4126: Unresponsive "
+        "receiver (reachable by EFA device but handshake failed)` until the self-referencing "
+        "egress rule is added.\n"
+    )
+    found = findings(matrix, unanswered)
+    assert set(found) == {"SC1110"} and found["SC1110"].severity is Severity.INFO
+    assert "security group" in found["SC1110"].message
+
+
+def test_a_monitors_fabric_state_is_read_as_nvmls(matrix: Matrix) -> None:
+    # leptonai/gpud#1147: a PCIe H100 has no NVSwitch fabric; 'Not Supported' is its normal state.
+    said = (
+        "> NVIDIA-H100-PCIe with unhealthy fabric state: GPU GPU-8ca5630b-8911-2e29-513a-"
+        "869117d22eaa: state=Not Supported; GPU GPU-b52a020b-b703-61ba-e7c7-8b25ab6de799: "
+        "state=Not Supported\n"
+    )
+    report = read_report(said, "pasted")
+    assert [o.value for o in report.snapshot.observations("fabric-state")] == ["Not Supported"]
+    assert findings(matrix, said) == {}
+    # A fabric still training on an NVSwitch system is the fabric manager's (state changed).
+    training = said.replace("state=Not Supported; GPU", "state=In Progress; GPU", 1)
+    assert findings(matrix, training)["SC521"].severity is Severity.ERROR
+
+
+def test_a_link_the_report_says_is_downgraded(matrix: Matrix) -> None:
+    # janhq/jan#183: an RTX 4090 on a riser at 2.5 GT/s, which the report calls downgraded.
+    lnksta = "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n"
+    said = "Issue: bandwidth is downgraded due to an incompatibility issue\n"
+    assert findings(matrix, said + lnksta)["SC1101"].severity is Severity.WARNING
+    assert findings(matrix, said)["SC1101"].severity is Severity.WARNING
+    # A link said to rest low when idle, or a question, states no fault.
+    quiet(
+        matrix,
+        "SC1101",
+        (
+            "The link is downgraded when idle, which is expected.",
+            "Is the bandwidth downgraded here?",
+        ),
+    )
+
+
+def test_a_low_memlock_limit_shown_for_slurmd(matrix: Matrix) -> None:
+    # clustervision/trinity#498: slurmd's /proc/PID/limits; every job it starts inherits 64 KiB.
+    text = (
+        "1 S root       3844      1  0  80   0 - 32175 inet_c 09:36 ?        00:00:00 "
+        "/usr/sbin/slurmd\n"
+        "[root@node008 ~]# cat /proc/3844/limits  | grep locked\n"
+        "Max locked memory         65536                65536                bytes     \n"
+    )
+    assert findings(matrix, text)["SC511"].severity is Severity.WARNING
+    # The same limit for a process the text does not name stays advice.
+    alone = text.splitlines()[-1] + "\n"
+    assert findings(matrix, alone)["SC511"].severity is Severity.INFO
+
+
+def test_an_xid_stated_as_an_error_or_a_code(matrix: Matrix) -> None:
+    # NVIDIA/open-gpu-kernel-modules#507's maintainer: "You're getting a XID 79, fallen off the
+    # bus." The same said as "Xid error 79" and "Xid code 79" (the words changed, the code kept).
+    for said in (
+        "You\u2019re getting a XID 79, fallen off the bus.",
+        "You\u2019re getting a Xid error 79, fallen off the bus.",
+        "You\u2019re getting a Xid code 79, fallen off the bus.",
+    ):
+        assert findings(matrix, said + "\n")["SC1117"].severity is Severity.ERROR, said
+    # NVIDIA/k8s-device-plugin#259's title: an Xid the docs lack, and a denial, say nothing.
+    title = "but i can not find Xid error 999 in nvidia doc\n"
+    assert "SC1117" not in findings(matrix, title)
+
+
+def test_the_device_plugin_stopping_over_a_mig_gpu_without_instances(matrix: Matrix) -> None:
+    # NVIDIA/k8s-device-plugin#253: MIG on, no MIG devices, the plugin panics (single strategy).
+    panic = (
+        "panic: At least one device with migEnabled=true was not configured correctly: No MIG "
+        "devices associated with /dev/nvidia0: GPU-fe14a161-d1f3-7706-c257-3b22fe15c684\n"
+    )
+    assert findings(matrix, panic)["SC1121"].severity is Severity.WARNING
+
+
+def test_more_shared_or_locked_memory_named_as_the_fix(matrix: Matrix) -> None:
+    # fal-ai-community/video-diffusion-speedrun#2 and METR/vivaria#502: --shm-size as the fix.
+    for said in (
+        "What fixed it for me was adding ` --shm-size=1g ` flag to Docker. IE",
+        "Manually, the problem is solved by adding the argument `--shm-size=<some_size g>` to "
+        "container run or create",
+    ):
+        assert findings(matrix, said + "\n")["SC501"].severity is Severity.WARNING, said
+    # open-mpi/orcm#128: the systemd unit's limit as the fix.
+    fix = "Bug fix is to add LimitMEMLOCK=infinity to the systemctl orcmd.service file.\n"
+    assert findings(matrix, fix)["SC511"].severity is Severity.WARNING
+    # Not a fix: a command line that sets it, an attempt that failed, a question; a program's
+    # message about /dev/shm's size in a PR that fixes the program (ray-project/ray, the
+    # corpus' 382, healthy).
+    for calm in (
+        "docker run --ipc=host -v $PWD:/workspace image python train.py",
+        "I use --ipc=host and it works.",
+        "Adding --ipc=host did not help.",
+        "Does --shm-size fix this?",
+        'This fixes a user issue where " ValueError: The configured object store size '
+        '(63.999983616 GB) exceeds /dev/shm size (63.999520768 GB)."',
+        "docker run --ulimit memlock=-1 image ./run.sh  # works",
+    ):
+        found = findings(matrix, calm + "\n")
+        assert not {"SC501", "SC511"} & {
+            k for k, f in found.items() if f.severity is not Severity.INFO
+        }, calm
+
+
+def test_efa_said_not_found_in_a_container(matrix: Matrix) -> None:
+    # aws-samples/aws-efa-nccl-baseami-pipeline#2: fi_info finds no EFA inside docker.
+    said = 'I run "fi_info -v -p efa -t FI_EP_RDM" in docker, can\'t find efa either.\n'
+    assert findings(matrix, said)["SC411"].severity is Severity.WARNING
+    # The same said otherwise (the words changed), and what is no such statement.
+    assert "SC411" in findings(matrix, "EFA devices are not visible inside the pod.\n")
+    calm = (
+        "Is EFA not visible in the container?",
+        "On g4dn.xlarge fi_info -p efa returns nothing, as expected.",
+        "fi_info -p efa lists the efa devices inside the container.",
+    )
+    quiet(matrix, "SC411", calm)
+
+
+def test_a_sigbus_in_the_words_of_pythons_launchers(matrix: Matrix) -> None:
+    """CPython's subprocess (Lib/subprocess.py, CalledProcessError: "Command '%s' died with %r."
+    with the signal's repr) as torch.distributed.launch re-raises it, and torch.multiprocessing's
+    spawn (torch/multiprocessing/spawn.py: "process %d terminated with signal %s"): a SIGBUS,
+    read with NCCL's frame of msr-fiddle/pipedream#76 (the crash line replaced)."""
+    frame = " 2 0x000000000007587d ncclGroupEnd()  ???:0\n"
+    for died in (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py']' died "
+        "with <Signals.SIGBUS: 7>.",
+        "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal "
+        "SIGBUS",
+    ):
+        assert findings(matrix, died + "\n" + frame)["SC502"].severity is Severity.ERROR, died
+        assert "SC502" not in findings(matrix, died + "\n"), died
+
+
+def test_variants_of_the_gpu_health_and_efa_readings(matrix: Matrix) -> None:
+    # microsoft/pai#4344's second NVRM line alone: the GPU the driver could not initialise.
+    line = "[   38.773764] NVRM: rm_init_adapter failed for device bearing minor number 0\n"
+    assert findings(matrix, line)["SC1117"].severity is Severity.ERROR
+    # libfabric's EFA error 4124 (prov/efa/src/efa_errno.h), the established peer gone silent,
+    # in aws-ofi-nccl's words around 4126 (gardener-extension-provider-aws#1832's form).
+    silent = "Error: 4124 (Unresponsive receiver (connection previously established)\n"
+    assert findings(matrix, silent)["SC1110"].severity is Severity.INFO
+    # MIG said enabled by the reporter (the words of NVIDIA/gpu-operator#132 turned around).
+    assert findings(matrix, "I have enabled MIG mode on the A100.\n")["SC1121"]
+    quiet(matrix, "SC1121", ("You need to enable MIG first.", "We have not enabled MIG."))
+
+
+def test_ibstat_port_states(matrix: Matrix) -> None:
+    # amzn/amzn-drivers#114 (the corpus' 203): ibstat of an EFA device whose port is Active.
+    text = body("203")
+    ports = read_report(text, "pasted").snapshot.hardware.ports
+    assert [(p.device, p.port, p.state, p.phys_state) for p in ports] == [
+        ("efa_0", 1, "ACTIVE", "LinkUp")
+    ]
+    assert "SC1110" not in findings(matrix, text)
+    # The same port down (the state words changed to umad's Down and Polling): not active.
+    down = text.replace("State: Active", "State: Down").replace("LinkUp", "Polling")
+    found = findings(matrix, down)["SC1110"]
+    assert found.message == "RDMA device efa_0: port 1 is DOWN, physical Polling, not ACTIVE."
+
+
+def test_nccl_before_2_23_4_misses_a_loaded_nvidia_peermem(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1537's lines (NCCL's GDR verdict, then `lsmod | grep peermem`), with an NCCL
+    # release line of the same log format put before them (the thread's release is not shown).
+    nccl = "node:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+    rest = (
+        "hostname1:25668:27396 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+        "'mlx5_0'\n\n# lsmod | grep peermem\nnvidia_peermem         12288  0\n"
+    )
+    [found] = saying(matrix, nccl + rest, "SC311", "nvidia_peermem")
+    assert found.severity is Severity.WARNING and "2.23.4" in found.message
+    # Fixed in 2.23.4; and without the module listed, GDR off is SC431's alone (every condition).
+    assert not saying(matrix, nccl.replace("2.21.5", "2.23.4") + rest, "SC311", "peermem")
+    alone = rest.split("\n\n")[0] + "\n"
+    assert not saying(matrix, nccl + alone, "SC311", "peermem")

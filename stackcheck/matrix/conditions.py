@@ -99,6 +99,15 @@ def conditions_met(
         )
         if not seen:
             return None
+    if issue.observed_all:
+        # Every observation kind named, each with a value its expression finds.
+        every = [
+            (kind, _first_match(pattern, observations(kind)) if observations is not None else None)
+            for kind, pattern in issue.observed_all.items()
+        ]
+        if any(at is None for _, at in every):
+            return None
+        seen += tuple((kind, at) for kind, at in every if at is not None)
     return Witnesses(gpu, tuple(found), variables, seen)
 
 

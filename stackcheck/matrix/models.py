@@ -187,6 +187,16 @@ class KnownIssue(BaseModel):
         description="What a running stack printed: observation kinds, any one of which with a "
         "value the expression finds makes the condition hold: {net-plugin-failed: 'libcudart'}",
     )
+    observed_all: dict[ObservationKind, str] = Field(
+        default_factory=dict,
+        description="What a running stack printed, every one of these kinds with a value the "
+        "expression finds: {net-gdr: '^no$', peermem-listed: 'nvidia_peermem'}",
+    )
+    observed_names_release: bool = Field(
+        default=False,
+        description="Only the affected releases print what `observed` names: the issue is "
+        "reported where the component's version is not stated",
+    )
     source: str
     unsure: bool = False
 

@@ -26,13 +26,16 @@ class EfaNotVisible(Rule):
     name = "efa-not-visible"
     family = "efa-devices"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO  # the EFA device plugin finding none on a node that may have none
     title = "EFA devices are not visible to the process"
     doc = RuleDoc(
         what="Looks for signs that libfabric found no EFA device: `fi_info -p efa` failing with "
         "`-61 (No data available)`, aws-ofi-nccl's `No eligible providers were found` or "
         "`Couldn't find any optimal provider`, a current aws-ofi-nccl settling for the `tcp` "
-        "provider, or an EFA instance whose /dev/infiniband/uverbs* nodes are missing.",
+        "provider, an EFA instance whose /dev/infiniband/uverbs* nodes are missing, or a sentence "
+        "saying the EFA kernel driver (efa.ko) is not there. The EFA device plugin's `No valid "
+        "EFA devices found` is advice unless the machine is shown to have EFA (the DaemonSet "
+        "also lands on nodes without it).",
         why="Without the devices, aws-ofi-nccl cannot use EFA: NCCL either fails to start or "
         "quietly runs its traffic over TCP sockets at a fraction of the bandwidth.",
         example="A container on a p4d.24xlarge started without `--device /dev/infiniband/uverbs0` "
@@ -46,10 +49,26 @@ class EfaNotVisible(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         invisible = efa_invisible(ctx)
-        if not invisible:
-            return
         hardware = efa_hardware(ctx)
         expected = hardware or efa_expected(ctx)
+        plugin = ctx.snapshot.observations("efa-plugin-no-devices")
+        if plugin and not invisible:
+            # The device plugin runs as a DaemonSet wherever its node selector lets it: on a
+            # node without EFA its crash loop is a scheduling matter (sagemaker-hyperpod-cli#367).
+            yield self.finding(
+                "The EFA device plugin found no EFA device on its node"
+                + (
+                    ", although this machine has EFA: the efa driver is not loaded, or the "
+                    "plugin lacks its /dev/infiniband and /sys mounts."
+                    if hardware
+                    else ": if the node has EFA, load the efa driver and give the plugin "
+                    "/dev/infiniband and /sys; if not, keep the plugin off such nodes."
+                ),
+                [plugin[0].evidence, *hardware[:1]],
+                severity=self.severity if hardware else Severity.INFO,
+            )
+        if not invisible:
+            return
         yield self.finding(
             "libfabric found no EFA device here"
             + (", although this machine has EFA" if hardware else "")

@@ -26,6 +26,7 @@ class EfaPortDown(Rule):
     name = "efa-port-down"
     family = "efa-link"
     severity = Severity.WARNING
+    lowest = Severity.INFO  # error 4126: the security group or the peer, not the link
     title = "An EFA (RDMA) port is not active"
     doc = RuleDoc(
         what="Reads each RDMA port's state (`/sys/class/infiniband/*/ports/*/state` and "
@@ -34,7 +35,9 @@ class EfaPortDown(Rule):
         "register them), naming the device, its NUMA node and the GPUs behind the same PCIe "
         "switch. The Linux EFA driver reports its port ACTIVE whenever the device is "
         "registered (efa_query_port sets the state), so for EFA the missing registration is "
-        "the signal a host gives; a mlx5 port reports its real state.",
+        "the signal a host gives; a mlx5 port reports its real state. Also notes (info) "
+        "libfabric's error 4126, `Unresponsive receiver (reachable by EFA device but handshake "
+        "failed)`: the security group or the peer, not the link.",
         why="On p5 each GPU sends over the four EFA devices on its PCIe switch (100 Gb/s each); "
         "with one down, that GPU's share of inter-node traffic runs on three, about a quarter "
         "slower, and every collective waits for it. NCCL does not fail.",
@@ -48,6 +51,17 @@ class EfaPortDown(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         yield from self._states(ctx)
         yield from self._unregistered(ctx)
+        for unanswered in ctx.snapshot.observations("efa-peer-unresponsive")[:1]:
+            # The link works (the device reached the peer); the handshake is the cloud's or the
+            # peer's, not this host's stack: advice.
+            yield self.finding(
+                "An EFA peer was reachable but never answered the handshake (libfabric error "
+                "4126): check that the security group allows all traffic to and from itself in "
+                "both directions (EFA matches only such rules, not CIDR ones), and that the "
+                "peer process is still running.",
+                [unanswered.evidence],
+                severity=Severity.INFO,
+            )
 
     def _unregistered(self, ctx: CheckContext) -> Iterable[Finding]:
         snapshot = ctx.snapshot

@@ -133,7 +133,9 @@ class GpuXid(Rule):
         "Also read where no NVRM Xid "
         "line is pasted: NVRM's `has fallen off the bus` and NVML's `GPU is lost` (79), "
         "`NV_ERR_RESET_REQUIRED` (154), the GSP's RPC timeout (119), an Xid "
-        "named elsewhere (`XidCriticalError: Xid=48`), and nvidia-smi's `Unable to determine "
+        "named elsewhere (`XidCriticalError: Xid=48`), the k8s device plugin marking a GPU "
+        "unhealthy for an Xid (a warning), NVRM's `RmInitAdapter failed!` (a GPU the driver "
+        "could not initialise: an error), and nvidia-smi's `Unable to determine "
         "the device handle ... Unknown Error` (a warning).",
         why="These codes mean the GPU's memory, PCIe link or NVLink failed. A job on it crashed "
         "or will; restarted on the same GPU without a reset it fails again, often hours into the "
@@ -156,6 +158,7 @@ class GpuXid(Rule):
                 [o.evidence for o in unreachable[:2]],
                 severity=Severity.WARNING,
             )
+        yield from self._said_by_others(ctx, xids)
         groups: dict[tuple[int, str], list[XidEvent]] = {}
         for event in ctx.snapshot.hardware.xids:
             groups.setdefault((event.code, event.bus_id or "?"), []).append(event)
@@ -183,4 +186,31 @@ class GpuXid(Rule):
                 + known.action,
                 [e.evidence for e in events[:3]],
                 severity=Severity.WARNING if suspect else severity,
+            )
+
+    def _said_by_others(self, ctx: CheckContext, xids: set[int]) -> Iterable[Finding]:
+        """A GPU the driver could not initialise (NVRM's RmInitAdapter failed), and one the k8s
+        device plugin took out of service for an Xid the matrix does not name (a named one is
+        reported below with its meaning)."""
+        failed = ctx.snapshot.observations("gpu-init-failed")
+        if failed:
+            yield self.finding(
+                f"The driver could not initialise a GPU ({(failed[0].value or '')[:80]}): nothing "
+                "on the machine can use it, and nvidia-smi lists one GPU fewer. Reboot; if it "
+                "repeats, check the GPU's power and seating, or have it replaced.",
+                [o.evidence for o in failed[:2]],
+            )
+        for marked in ctx.snapshot.observations("gpu-marked-unhealthy")[:1]:
+            code = re.match(r"Xid (\d+)", marked.value or "")
+            if (
+                code is not None
+                and int(code.group(1)) in xids
+                and ctx.matrix.xid(int(code.group(1)))
+            ):
+                continue
+            yield self.finding(
+                f"The Kubernetes device plugin marked a GPU unhealthy ({marked.value}): it is out "
+                "of the node's allocatable GPUs until it is reset and the plugin restarted.",
+                [marked.evidence],
+                severity=Severity.WARNING,
             )

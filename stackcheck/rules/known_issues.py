@@ -57,13 +57,29 @@ class KnownIssueRule(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         issues = ctx.matrix.known_issues(self.table(ctx))
-        for installation in ctx.installations(self.component):
+        installations = ctx.installations(self.component)
+        for installation in installations:
             for issue, entry in issues:
                 if not reported_for(issue, installation.version):
                     continue
                 evidence = conditions_hold(ctx, issue)
                 if evidence is not None:
                     yield self._report(installation, issue, entry.unsure, evidence)
+        if any(i.version for i in installations):
+            return
+        # No version stated: a message only the affected releases print names the release.
+        for issue, entry in issues:
+            evidence = conditions_hold(ctx, issue) if issue.observed_names_release else None
+            if evidence is not None:
+                label = self.component.display_name
+                fixed = f" Fixed in {issue.fixed_in}." if issue.fixed_in else ""
+                yield self.finding(
+                    f"{label} (its version not stated; only {issue.affected} print this): "
+                    f"{issue.summary}.{fixed} (Source: {issue.source}.)",
+                    evidence,
+                    fix=_fix(label, issue, self.doc.fix),
+                    severity=self.capped(issue.unsure or entry.unsure, Severity(issue.severity)),
+                )
 
     def _report(
         self, installation: Installation, issue: KnownIssue, unsure: bool, evidence: list[Evidence]

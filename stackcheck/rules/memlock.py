@@ -35,7 +35,9 @@ class MemlockLimited(Rule):
     doc = RuleDoc(
         what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "
         "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used, "
-        "or where the report says the limit has to be raised.",
+        "or where the report says the limit has to be raised or names slurmd (whose limit every "
+        "Slurm job inherits); the report's word that raising it was needed or fixed it, alone, "
+        "is a warning too.",
         why="RDMA pins its buffers. With the usual 64 KiB default the EFA provider fails with "
         "`Libfabric error: (-12) Cannot allocate memory` / `Failure to post internal receive "
         "buffers`, and verbs with `ibv_create_cq ... Cannot allocate memory`.",
@@ -53,8 +55,19 @@ class MemlockLimited(Rule):
         runtime = ctx.snapshot.runtime
         rdma = rdma_expected(ctx)
         # The reporter saying the limit must be raised is as good a sign that RDMA needs it.
-        stated = [o.evidence for o in ctx.snapshot.observations("memlock-raise-stated")]
+        # So is a limit shown for slurmd, which every Slurm job inherits (Slurm's FAQ).
+        stated = [
+            o.evidence for o in ctx.snapshot.observations("memlock-raise-stated", "slurmd-named")
+        ]
         limit = runtime.memlock_bytes
+        raised = ctx.snapshot.observations("memlock-raise-stated")
+        if raised and limit is None:
+            # The report's word that the limit had to be raised (or that raising it fixed it).
+            yield self.finding(
+                f"The report says the locked-memory limit had to be raised ({raised[0].value}): "
+                "RDMA could not pin its buffers under the old one.",
+                [raised[0].evidence],
+            )
         if limit is not None and 0 <= limit < MEMLOCK_FLOOR:
             evidence = runtime_evidence(ctx, "memlock", "locked")
             if rdma or stated:

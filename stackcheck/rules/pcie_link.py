@@ -45,7 +45,9 @@ class PcieLinkDegraded(Rule):
         "drop to Gen1 when idle and return to full speed under load. NVSwitch links are read "
         "but not judged: they carry management traffic only. A `LnkSta:` line pasted without "
         "its device is taken at lspci's word (`(downgraded)`): a warning, an info where only "
-        "the speed is downgraded and it is 2.5 GT/s.",
+        "the speed is downgraded and it is 2.5 GT/s, unless the report says the link is "
+        "downgraded (`bandwidth is downgraded`, `runs at x8 instead of x16`: a warning, also "
+        "alone).",
         why="A link that trained at x8 instead of x16, or Gen4 instead of Gen5, halves the "
         "bandwidth between the GPU and the host and between the GPU and its EFA devices "
         "(GPUDirect RDMA crosses the PCIe switch): a Gen5 x16 link carries about 63 GB/s each "
@@ -89,8 +91,19 @@ class PcieLinkDegraded(Rule):
     def _lnksta_alone(self, ctx: CheckContext) -> Iterable[Finding]:
         """lspci's own verdict on a LnkSta line pasted without its device (janhq/jan#183): a
         width below the capability, or a speed downgraded above Gen1, trained low; a speed at
-        2.5 GT/s is where an idle GPU rests, so it is advice until read under load."""
-        for said in ctx.snapshot.observations("pcie-link-downgraded")[:1]:
+        2.5 GT/s is where an idle GPU rests, so it is advice until read under load, or until
+        the report says the link is downgraded (a riser, a slot). A sentence alone that says so
+        is a warning too."""
+        stated = ctx.snapshot.observations("pcie-downgrade-stated")
+        shown = ctx.snapshot.observations("pcie-link-downgraded")
+        if stated and not shown:
+            yield self.finding(
+                f"The report says a PCIe link runs below its capability ({stated[0].value}): "
+                "check its LnkSta under load (`lspci -vv`, `nvidia-smi -q` Link Width and PCIe "
+                "Generation); a riser, a slot or a BIOS lane setting is the usual cause.",
+                [stated[0].evidence],
+            )
+        for said in shown[:1]:
             value = said.value or ""
             idle = (
                 value.startswith("Speed 2.5GT/s")
@@ -101,11 +114,12 @@ class PcieLinkDegraded(Rule):
                 f"lspci marks a PCIe link as downgraded ({value}), its device not shown"
                 + (
                     ": at 2.5 GT/s, where an idle GPU rests. Read it again under load."
-                    if idle
-                    else ": it trained below what it can do."
+                    if idle and not stated
+                    else ": it trained below what it can do"
+                    + (f", as the report says ({stated[0].value})." if stated else ".")
                 ),
-                [said.evidence],
-                severity=Severity.INFO if idle else Severity.WARNING,
+                [said.evidence, *(o.evidence for o in stated[:1])],
+                severity=Severity.INFO if idle and not stated else Severity.WARNING,
             )
 
 

@@ -108,7 +108,10 @@ def passes_efa(spec: RunSpec) -> bool | None:
 def efa_invisible(ctx: CheckContext) -> list[Evidence]:
     """Evidence that this process cannot reach the EFA devices; [] when none."""
     snapshot = ctx.snapshot
-    found = [o.evidence for o in snapshot.observations("efa-provider-missing")]
+    # A sentence saying there is no EFA here (efa.ko absent: aws/libfabric#7; fi_info finds none).
+    found = [
+        o.evidence for o in snapshot.observations("efa-provider-missing", "efa-missing-stated")
+    ]
     forced = (snapshot.env_value("FI_PROVIDER") or "efa").lower() != "efa"
     plugin_version = any(i.version for i in ctx.installations(ComponentName.OFI_NCCL))
     for provider in snapshot.observations("libfabric-provider"):

@@ -27,6 +27,14 @@ def _sets_shm(spec: RunSpec) -> bool:
     )
 
 
+def _whole(spec: RunSpec) -> bool:
+    """Whether the spec is shown whole: a pod's resource list alone or a compose service's
+    `deploy:` block alone does not show its volumes or shm_size."""
+    if spec.kind == "kubernetes" and spec.image is None:
+        return False
+    return not (spec.kind == "compose" and spec.name is None)
+
+
 class ShmTooSmall(Rule):
     id = "SC501"
     name = "shm-too-small"
@@ -39,7 +47,7 @@ class ShmTooSmall(Rule):
         "that runs GPU work: a `docker run` or compose service without `--shm-size`/`shm_size` or "
         "`--ipc=host`, a pod without a memory-backed /dev/shm mount; and reads programs that "
         "say /dev/shm is too small for them (Ray: `The object store is using /tmp instead of "
-        "/dev/shm`).",
+        "/dev/shm`); a sentence naming Docker's default 64 MB /dev/shm is advice (info).",
         why="NCCL's shared-memory transport and PyTorch DataLoader workers allocate in /dev/shm. "
         "At 64 MB NCCL fails with `posix_fallocate failed` / `Error while creating shared memory "
         "segment` or hangs, and DataLoader workers die with a bus error (NVIDIA/nccl#290, #342).",
@@ -62,6 +70,15 @@ class ShmTooSmall(Rule):
                 f"/dev/shm is too small for what runs here, as reported: {said[0].value or ''}.",
                 [o.evidence for o in said[:2]],
             )
+        default = ctx.snapshot.observations("shm-default-stated")
+        if default and not said:
+            # A sentence about Docker's default is advice alone; with a crash SC502 names it.
+            yield self.finding(
+                f"The report names Docker's default /dev/shm of 64 MB ({default[0].value}): "
+                "too little for NCCL and DataLoader workers where they run in that container.",
+                [default[0].evidence],
+                severity=Severity.INFO,
+            )
         runtime = ctx.snapshot.runtime
         small = runtime.shm_bytes is not None and runtime.shm_bytes <= DOCKER_DEFAULT_SHM
         if small and runtime.shm_bytes is not None and gpu_workload(ctx):
@@ -71,10 +88,8 @@ class ShmTooSmall(Rule):
                 runtime_evidence(ctx, "shm")[:2] or runtime.evidence[:1],
             )
         for spec in ctx.snapshot.run_specs:
-            if spec.kind == "kubernetes" and spec.image is None:
-                continue  # a resource list alone: the pod's volumes were not shown
-            if spec.kind == "compose" and spec.name is None:
-                continue  # a service's `deploy:` block alone: the rest of it was not shown
+            if not _whole(spec):
+                continue
             if _sets_shm(spec) or diagnostic_only(spec) or spec.gpu_count == 0:
                 continue  # (a spec that requests zero GPUs is SC531's: fix that first)
             if spec.gpus or gpu_image(spec):
@@ -105,8 +120,12 @@ class ShmExhausted(Rule):
     doc = RuleDoc(
         what="Reads the errors of an exhausted /dev/shm: NCCL's `Call to posix_fallocate failed` "
         "and `Error while creating shared memory segment`, and PyTorch's `DataLoader worker ... "
-        "is killed by signal: Bus error`. Where /dev/shm is known to hold 16 GiB or more, the "
-        "error is only noted (info): its size is then not the cause.",
+        "is killed by signal: Bus error`; and a process killed by SIGBUS (UCX's `Caught signal 7 "
+        "(Bus error`, torchelastic's `Signal 7 (SIGBUS)`) where the backtrace is in NCCL, the "
+        "report names Docker's 64 MB default, /dev/shm is small or a GPU container sets no "
+        "/dev/shm size (any crash in NCCL's `ncclShmOpen` too; a warning where only NCCL's log "
+        "is around it). Where /dev/shm is known to hold "
+        "16 GiB or more, the error is only noted (info): its size is then not the cause.",
         why="The job failed (or a rank hung) because /dev/shm was too small, usually a "
         "container's 64 MB default, while the host had plenty of memory.",
         example="`include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
@@ -120,6 +139,7 @@ class ShmExhausted(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         errors = ctx.snapshot.observations("shm-exhausted")
         if not errors:
+            yield from self._crashed_in_shm(ctx)
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in errors[:2]))
         shm = ctx.snapshot.runtime.shm_bytes
@@ -136,4 +156,44 @@ class ShmExhausted(Rule):
         yield self.finding(
             f"Shared memory (/dev/shm) ran out: {said}.",
             [o.evidence for o in errors[:3]],
+        )
+
+    def _crashed_in_shm(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A process killed by SIGBUS with a sign that /dev/shm could not back it: the crash in
+        NCCL's frames (its segments live in /dev/shm), Docker's 64 MB default stated, a small
+        /dev/shm, or a GPU container started without a /dev/shm size; any crash in NCCL's
+        shared-memory setup (ncclShmOpen). A bus error alone may be a truncated mapped file."""
+        snapshot = ctx.snapshot
+        crashed = snapshot.observations("process-crashed")
+        bus = [o for o in crashed if "bus" in (o.value or "").lower()]
+        frames = snapshot.observations("nccl-in-backtrace")
+        in_shm = [f for f in frames if "shm" in (f.value or "").lower()]
+        shm = snapshot.runtime.shm_bytes
+        if shm is not None and shm >= AMPLE_SHM:
+            return
+        open_specs = [
+            spec_evidence(spec, "run", "image:")[:1]
+            for spec in snapshot.run_specs
+            if (spec.gpus or gpu_image(spec)) and not _sets_shm(spec) and _whole(spec)
+        ]
+        small = shm is not None and shm <= DOCKER_DEFAULT_SHM
+        signs = [
+            *(o.evidence for o in frames[:1]),
+            *(o.evidence for o in snapshot.observations("shm-default-stated")[:1]),
+            *(runtime_evidence(ctx, "shm")[:1] if small else []),
+            *(e for found in open_specs for e in found),
+        ]
+        # NCCL's log around the crash: NCCL ran, and its maintainers' first suspect for a bus
+        # error is /dev/shm; without a backtrace a warning.
+        ran = snapshot.observations("nccl-loaded", "net-transport", "net-plugin-missing")
+        if not ((bus and (signs or ran)) or (crashed and in_shm)):
+            return
+        died = (bus or crashed)[0]
+        where = f" in NCCL ({frames[0].value})" if frames else ""
+        yield self.finding(
+            f"A process died of a {died.value or 'signal'}{where}, where /dev/shm is or may be "
+            "the container's 64 MB: NCCL's segments and DataLoader batches live there, and a "
+            "page the tmpfs cannot back kills the process with SIGBUS.",
+            [died.evidence, *(in_shm[:1] or signs[:2] or [o.evidence for o in ran[:1]])],
+            severity=None if signs or in_shm else Severity.WARNING,
         )

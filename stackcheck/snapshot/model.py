@@ -379,6 +379,17 @@ ObservationKind = Literal[
     "cuda-available",  # torch.cuda.is_available() was True, or device_count() above 0
     "collective-failed",  # an NCCL result code or a collective's timeout, naming no layer
     "docker-daemon",  # docker info: the daemon's runtimes, default runtime and cgroup driver
+    "nccl-in-backtrace",  # a native backtrace's frame is inside NCCL (value: the function)
+    "shm-default-stated",  # the report says the container had Docker's default 64 MB /dev/shm
+    "gpu-marked-unhealthy",  # the k8s device plugin took a GPU out of service after an Xid
+    "efa-missing-stated",  # the report says there is no EFA here (no efa.ko, fi_info finds none)
+    "gpu-init-failed",  # the driver could not initialise a GPU (NVRM: RmInitAdapter failed)
+    "ofi-tuner-refused",  # aws-ofi-nccl's tuner refused to load: NCCL_ALGO/NCCL_PROTO is set
+    "efa-plugin-no-devices",  # the EFA k8s device plugin found no EFA device on its node
+    "efa-peer-unresponsive",  # EFA reached a peer that never answered the handshake (4126)
+    "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
+    "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
+    "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
 ]
 
 

@@ -21,6 +21,7 @@ from stackcheck.ingest.formats.fi_info_verbose import FiInfoVerbose
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
+from stackcheck.ingest.formats.ibstat import Ibstat
 from stackcheck.ingest.formats.ibv_devinfo import IbvDevinfo
 from stackcheck.ingest.formats.issue_form import IssueFormNcclVersion
 from stackcheck.ingest.formats.kernel_log import KernelLog
@@ -90,6 +91,7 @@ FORMATS: tuple[Format, ...] = (
     Nvtop(),
     NvidiaSmiCsv(),
     DockerInfo(),
+    Ibstat(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

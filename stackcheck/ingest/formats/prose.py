@@ -354,6 +354,11 @@ _MIG = re.compile(
     r"\bMIG(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
     r"enabled|configured|activated)\b|"
     r"\b(?:in|with|under|into)\sMIG\smode\b|\bconfiguration\sfor\sMIG\b|"
+    # "the MIG mode of A100 GPU is enabled"; "turn on mig", "turn mig on a device" (any case)
+    r"\bMIG[-\s]mode\sof\s(?:the\s|an?\s|all\s)?(?:[\w-]{1,20}\s){0,3}?(?:GPUs?|cards?|devices?)\s"
+    r"(?:is|was|are|were)\s(?:enabled|on)\b|"
+    r"\b(?i:turn(?:s|ed|ing)?\son\s(?:the\s)?mig|turn(?:s|ed|ing)?\s(?:the\s)?mig(?:\smode)?\son)\b|"
+    r"\b(?i:I|we|they|had|have|has|was|were)\s(?:\w{1,12}\s)?enabled\s(?:the\s)?MIG\b|"
     r"\bMIG[-\s](?:enabled|partitioned)\b|"
     r"\bMIG\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
     # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
