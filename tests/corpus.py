@@ -61,7 +61,8 @@ class CorpusReport:
 
     @property
     def key(self) -> str:
-        return self.path.name[:3]
+        """The file's number ("006", "1012"): what precedes its first hyphen."""
+        return self.path.name.split("-", 1)[0]
 
 
 def _families(text: str) -> frozenset[str]:
