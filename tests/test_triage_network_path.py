@@ -1414,3 +1414,54 @@ def test_nccl_before_2_23_4_misses_a_loaded_nvidia_peermem(matrix: Matrix) -> No
     assert not saying(matrix, nccl.replace("2.21.5", "2.23.4") + rest, "SC311", "peermem")
     alone = rest.split("\n\n")[0] + "\n"
     assert not saying(matrix, nccl + alone, "SC311", "peermem")
+
+
+# detectron2#384 (the corpus' 973): the reporter's sentence and PyTorch's error, as posted.
+WORKER_EXITED = (
+    "When running a training in the docker container, I received the following error: \n"
+    "`RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly`\n"
+)
+
+
+def test_dataloader_worker_exited_in_a_container_is_shm(matrix: Matrix) -> None:
+    found = findings(matrix, WORKER_EXITED)["SC502"]
+    assert found.severity is Severity.WARNING and "in a container" in found.message
+    # The same error with no container named: host memory or the dataset's code may as well be
+    # the cause, so nothing is said; PyTorch 0.4's form (pid, exit code) is the same message.
+    alone = "RuntimeError: DataLoader worker (pid 1234) exited unexpectedly with exit code 1\n"
+    assert "SC502" not in findings(matrix, alone)
+    snapshot = read_report(alone, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("dataloader-worker-died")] == [
+        "DataLoader worker exited unexpectedly"
+    ]
+    # A docker run without --shm-size is the container sign too (the run line is NVIDIA's
+    # README form; the /dev/shm size set makes the error not the default's).
+    run = "docker run --gpus all -it pytorch/pytorch:latest python train.py\n"
+    assert findings(matrix, run + alone)["SC502"].severity is Severity.WARNING
+    sized = run.replace("--gpus all", "--gpus all --shm-size=16g")
+    assert "SC502" not in findings(matrix, sized + alone)
+
+
+def test_a_gpu_container_without_shm_size_warns_only_where_something_fills_it(
+    matrix: Matrix,
+) -> None:
+    """A `docker run` without --shm-size or --ipc=host is a risk where NCCL joins several GPUs
+    of the container or DataLoader workers pass batches (NCCL's SHM transport and PyTorch's
+    worker queues live in /dev/shm); for one process on one GPU it is advice (info)."""
+    run = "docker run --gpus all -it nvcr.io/nvidia/pytorch:24.01-py3 python train.py\n"
+    assert findings(matrix, run)["SC501"].severity is Severity.INFO
+    two = run.replace("--gpus all", '--gpus "device=0,1"')
+    assert findings(matrix, two)["SC501"].severity is Severity.WARNING
+    assert "between its 2 GPUs" in findings(matrix, two)["SC501"].message
+    # pytorch/pytorch#5040's sentence (the corpus' 371): DataLoader workers.
+    workers = "When I set `num_workers=1` or other value greater than 0 in `torch.utils.data.DataLoader`, I get this error.\n"  # noqa: E501
+    found = findings(matrix, run + workers)["SC501"]
+    assert found.severity is Severity.WARNING and "DataLoader workers" in found.message
+    # simplerecon#3's flag line (the corpus' 574), and NCCL's log of a rank: the same.
+    assert findings(matrix, run + "--num_workers 8\n")["SC501"].severity is Severity.WARNING
+    nccl = "node:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+    assert findings(matrix, run + nccl)["SC501"].severity is Severity.WARNING
+    # num_workers=0 runs no worker process; a pod that runs nvidia-smi is a diagnostic.
+    assert findings(matrix, run + "num_workers=0\n")["SC501"].severity is Severity.INFO
+    pod = body("895")
+    assert "SC501" not in findings(matrix, pod)
