@@ -16,7 +16,7 @@ from stackcheck.rules.runtime_facts import (
     runtime_evidence,
     spec_evidence,
 )
-from stackcheck.snapshot.model import Evidence, RunSpec
+from stackcheck.snapshot.model import Evidence, ObservationKind, RunSpec
 
 
 def _sets_shm(spec: RunSpec) -> bool:
@@ -38,7 +38,7 @@ def _whole(spec: RunSpec) -> bool:
 # What the text shows running that puts its data in /dev/shm: NCCL (its SHM transport and, from
 # 2.24, cuMem host buffers join the GPUs of one container there; a rank prints `via SHM/direct`)
 # and DataLoader workers (every batch a worker makes is passed through a shared-memory segment).
-_SHM_USERS = (
+_SHM_USERS: tuple[tuple[ObservationKind, str], ...] = (
     ("nccl-loaded", "NCCL, which joins the container's GPUs through /dev/shm"),
     ("net-transport", "NCCL, which joins the container's GPUs through /dev/shm"),
     ("nccl-in-backtrace", "NCCL, which joins the container's GPUs through /dev/shm"),
