@@ -1465,3 +1465,19 @@ def test_a_gpu_container_without_shm_size_warns_only_where_something_fills_it(
     assert findings(matrix, run + "num_workers=0\n")["SC501"].severity is Severity.INFO
     pod = body("895")
     assert "SC501" not in findings(matrix, pod)
+
+
+def test_peermem_module_missing_for_the_kernel(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#2619 (the corpus' 917): the nvidia-peermem sidecar's modprobe, with
+    # the thread's environment line that names the RDMA setup; the module is not installed.
+    text = (
+        "- Standard_ND96isr_H100_v5 nodes, driver.rdma.enabled=true\n"
+        "  modprobe: FATAL: Module nvidia-peermem not found in directory "
+        "/lib/modules/6.8.0-1059-azure\n"
+    )
+    found = findings(matrix, text)["SC432"]
+    assert found.severity is Severity.WARNING and "Module nvidia-peermem not found" in found.message
+    assert read_report(text, "pasted").snapshot.runtime.peermem_loaded is False
+    # The same line naming another module (changed by hand) is not a peer-memory fact.
+    other = text.split("\n")[1].replace("nvidia-peermem", "nvidia-uvm") + "\n"
+    assert not read_report(other, "pasted").snapshot.observations("peermem-load-failed")
