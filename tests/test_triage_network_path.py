@@ -1481,3 +1481,28 @@ def test_peermem_module_missing_for_the_kernel(matrix: Matrix) -> None:
     # The same line naming another module (changed by hand) is not a peer-memory fact.
     other = text.split("\n")[1].replace("nvidia-peermem", "nvidia-uvm") + "\n"
     assert not read_report(other, "pasted").snapshot.observations("peermem-load-failed")
+
+
+def test_an_nccl_setting_turned_to_0_as_the_fix_is_its_cause(matrix: Matrix) -> None:
+    # luxingcom/aicad-nccl-optimization#1 (the corpus' 915): settings left in a container's
+    # /etc/nccl.conf, 'set to 0, solved', over the post's two lines.
+    text = (
+        "3. **容器镜像残留 `/etc/nccl.conf`**：`NCCL_IB_USE_INLINE=1` + "
+        "`NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS=1`\n"
+        "   会冻死 SGLang PyNccl 的 4 字节 warmup；置 0 解决。\n"
+    )
+    found = findings(matrix, text)["SC1333"]
+    assert found.severity is Severity.WARNING and "NCCL_IB_USE_INLINE" in found.message
+    # The same sentence in English words (translated here): the same reading; a setting only
+    # shown at 0 and named as the workaround (NVIDIA/nccl#1838's NCCL_CUMEM_HOST_ENABLE=0) is
+    # no cause, and neither is a question.
+    english = "NCCL_IB_USE_INLINE=1 froze the warmup; setting it to 0 fixed it.\n"
+    assert "SC1333" in findings(matrix, english)
+    quiet(
+        matrix,
+        "SC1333",
+        (
+            "When I add `NCCL_CUMEM_HOST_ENABLE=0` , the test can pass.",
+            "NCCL_IB_USE_INLINE=1 is set; would setting it to 0 fix it?",
+        ),
+    )
