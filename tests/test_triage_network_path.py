@@ -1487,9 +1487,9 @@ def test_an_nccl_setting_turned_to_0_as_the_fix_is_its_cause(matrix: Matrix) -> 
     # luxingcom/aicad-nccl-optimization#1 (the corpus' 915): settings left in a container's
     # /etc/nccl.conf, 'set to 0, solved', over the post's two lines.
     text = (
-        "3. **容器镜像残留 `/etc/nccl.conf`**：`NCCL_IB_USE_INLINE=1` + "
+        "3. **容器镜像残留 `/etc/nccl.conf`**：`NCCL_IB_USE_INLINE=1` + "  # noqa: RUF001
         "`NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS=1`\n"
-        "   会冻死 SGLang PyNccl 的 4 字节 warmup；置 0 解决。\n"
+        "   会冻死 SGLang PyNccl 的 4 字节 warmup；置 0 解决。\n"  # noqa: RUF001
     )
     found = findings(matrix, text)["SC1333"]
     assert found.severity is Severity.WARNING and "NCCL_IB_USE_INLINE" in found.message
@@ -1506,3 +1506,20 @@ def test_an_nccl_setting_turned_to_0_as_the_fix_is_its_cause(matrix: Matrix) -> 
             "NCCL_IB_USE_INLINE=1 is set; would setting it to 0 fix it?",
         ),
     )
+
+
+def test_launch_blocking_in_a_run_said_to_be_for_debugging_is_advice(matrix: Matrix) -> None:
+    # vllm-project/vllm#8410 (the corpus' 313): the reporter's words and launch line (cut after
+    # its --tensor-parallel-size).
+    run = (
+        "CUDA_LAUNCH_BLOCKING=1 python3 -m vllm.entrypoints.openai.api_server "
+        "--served-model-name Qwen2-72B-Instrust --model /data/Qwen2-72B-Instruct "
+        "--tensor-parallel-size 8\n"
+    )
+    assert findings(matrix, run)["SC604"].severity is Severity.WARNING
+    said = "Here is the service launch code for debugging\n"
+    assert findings(matrix, said + run)["SC604"].severity is Severity.INFO
+    # PyTorch's own hint, printed with every CUDA error, says nothing of the run (the corpus'
+    # 330, pytorch/pytorch#149845).
+    hint = "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+    assert findings(matrix, hint + run)["SC604"].severity is Severity.WARNING
