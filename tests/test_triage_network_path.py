@@ -1523,3 +1523,16 @@ def test_launch_blocking_in_a_run_said_to_be_for_debugging_is_advice(matrix: Mat
     # 330, pytorch/pytorch#149845).
     hint = "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
     assert findings(matrix, hint + run)["SC604"].severity is Severity.WARNING
+
+
+def test_a_program_calling_an_nvml_function_the_driver_lacks_is_no_stack_fault(
+    matrix: Matrix,
+) -> None:
+    # leptonai/gpud#1183 (the corpus' 886): gpud's NVML V3 fabric call on a 535 driver.
+    text = "> gpud: symbol lookup error: gpud: undefined symbol: nvmlDeviceGetGpuFabricInfoV\n"
+    report = read_report(text, "pasted")
+    assert report.recognised
+    assert [o.value for o in report.snapshot.observations("program-fault")] == [
+        "NVML function nvmlDeviceGetGpuFabricInfoV not in this driver"
+    ]
+    assert not [f for f in findings(matrix, text).values() if f.severity is not Severity.INFO]
