@@ -1536,3 +1536,28 @@ def test_a_program_calling_an_nvml_function_the_driver_lacks_is_no_stack_fault(
         "NVML function nvmlDeviceGetGpuFabricInfoV not in this driver"
     ]
     assert not [f for f in findings(matrix, text).values() if f.severity is not Severity.INFO]
+
+
+def test_a_full_dev_shm_refusing_a_semaphore(matrix: Matrix) -> None:
+    # python/cpython#93253: the traceback's last frame and error (docker run --shm-size=1m).
+    trace = (
+        '  File "/usr/local/lib/python3.8/multiprocessing/synchronize.py", line 57, in __init__\n'
+        "    sl = self._semlock = _multiprocessing.SemLock(\n"
+        "OSError: [Errno 28] No space left on device\n"
+    )
+    assert findings(matrix, trace)["SC502"].severity is Severity.ERROR
+    # usnistgov/ARIAC#355: the same two lines under a ROS launcher's process prefix.
+    ros = (
+        "[start_behavior-29]     sl = self._semlock = _multiprocessing.SemLock(\n"
+        "[start_behavior-29] OSError: [Errno 28] No space left on device\n"
+    )
+    assert findings(matrix, ros)["SC502"].severity is Severity.ERROR
+    # Plachtaa/VITS-fast-fine-tuning#397: joblib's warning when it cannot make its semaphore.
+    joblib = (
+        "/root/miniconda3/envs/vits/lib/python3.8/site-packages/joblib/"
+        "_multiprocessing_helpers.py:46: UserWarning: [Errno 28] No space left on device.  "
+        "joblib will operate in serial mode\n"
+    )
+    assert findings(matrix, joblib)["SC502"].severity is Severity.ERROR
+    # The error alone says only that some disk is full.
+    assert "SC502" not in findings(matrix, trace.splitlines()[-1] + "\n")
