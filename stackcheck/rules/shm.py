@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.gpu_visibility import parallelism
 from stackcheck.rules.runtime_facts import (
     DOCKER_DEFAULT_SHM,
     diagnostic_only,
@@ -55,6 +56,11 @@ def _shm_users(ctx: CheckContext, spec: RunSpec) -> list[tuple[str, Evidence | N
     found: list[tuple[str, Evidence | None]] = []
     if spec.gpu_count is not None and spec.gpu_count >= 2:
         found.append((f"NCCL between its {spec.gpu_count} GPUs", None))
+    ranks = parallelism(spec.command)
+    if ranks is not None and ranks >= 2:
+        # torchrun's --nproc_per_node, vLLM's tensor x pipeline parallel size: one process per
+        # GPU, joined by NCCL (and vLLM's own shared-memory broadcast) in /dev/shm.
+        found.append((f"the {ranks} GPU processes its command starts", None))
     for kind, why in _SHM_USERS:
         seen = ctx.snapshot.observations(kind)
         if seen:
