@@ -1499,7 +1499,8 @@ def test_a_container_whose_command_starts_several_gpu_processes_needs_shm(
 
 def test_peermem_module_missing_for_the_kernel(matrix: Matrix) -> None:
     # NVIDIA/gpu-operator#2619 (the corpus' 917): the nvidia-peermem sidecar's modprobe, with
-    # the thread's environment line that names the RDMA setup; the module is not installed.
+    # the thread's environment line that names the RDMA setup (cut after its first setting);
+    # the module is not installed.
     text = (
         "- Standard_ND96isr_H100_v5 nodes, driver.rdma.enabled=true\n"
         "  modprobe: FATAL: Module nvidia-peermem not found in directory "
@@ -1523,9 +1524,9 @@ def test_an_nccl_setting_turned_to_0_as_the_fix_is_its_cause(matrix: Matrix) -> 
     )
     found = findings(matrix, text)["SC1333"]
     assert found.severity is Severity.WARNING and "NCCL_IB_USE_INLINE" in found.message
-    # The same sentence in English words (translated here): the same reading; a setting only
+    # The same sentence in English words (our translation): the same reading; a setting only
     # shown at 0 and named as the workaround (NVIDIA/nccl#1838's NCCL_CUMEM_HOST_ENABLE=0) is
-    # no cause, and neither is a question.
+    # no cause, and neither is a question (the English sentence turned into one).
     english = "NCCL_IB_USE_INLINE=1 froze the warmup; setting it to 0 fixed it.\n"
     assert "SC1333" in findings(matrix, english)
     quiet(
