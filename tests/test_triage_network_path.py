@@ -1592,3 +1592,18 @@ def test_a_full_dev_shm_refusing_a_semaphore(matrix: Matrix) -> None:
     assert findings(matrix, joblib)["SC502"].severity is Severity.ERROR
     # The error alone says only that some disk is full.
     assert "SC502" not in findings(matrix, trace.splitlines()[-1] + "\n")
+
+
+def test_ucx_names_the_locked_memory_limit_where_registration_failed(matrix: Matrix) -> None:
+    # openucx/ucx#7930's 'After:' line: UCX's ENOMEM with the limit it ran under.
+    line = (
+        "[1644567389.121214] [hostname:183563:0]           ib_md.c:340  UCX  ERROR "
+        "ibv_reg_mr(address=0x7f1bae800000, length=39845888, access=0xf) failed: Cannot allocate "
+        "memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 524288 "
+        "kbytes)\n"
+    )
+    snapshot = read_report(line, "pasted").snapshot
+    assert snapshot.runtime.memlock_bytes == 524288 << 10
+    found = findings(matrix, line)
+    assert found["SC512"].severity is Severity.ERROR
+    assert "SC511" in found
