@@ -1414,3 +1414,196 @@ def test_nccl_before_2_23_4_misses_a_loaded_nvidia_peermem(matrix: Matrix) -> No
     assert not saying(matrix, nccl.replace("2.21.5", "2.23.4") + rest, "SC311", "peermem")
     alone = rest.split("\n\n")[0] + "\n"
     assert not saying(matrix, nccl + alone, "SC311", "peermem")
+
+
+# detectron2#384 (the corpus' 973): the reporter's sentence and PyTorch's error, as posted.
+WORKER_EXITED = (
+    "When running a training in the docker container, I received the following error: \n"
+    "`RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly`\n"
+)
+# xorbitsai/inference#3603 (the corpus' 042): a GPU container started without a /dev/shm size.
+XINFERENCE = (
+    "docker run --name xinference -d -p 9997:9997 -e XINFERENCE_HOME=/data -v /xinference:/data "
+    "--gpus all xprobe/xinference:latest xinference-local -H 0.0.0.0\n"
+)
+
+
+def test_dataloader_worker_exited_in_a_container_is_shm(matrix: Matrix) -> None:
+    found = findings(matrix, WORKER_EXITED)["SC502"]
+    assert found.severity is Severity.WARNING and "in a container" in found.message
+    # The error alone (no container named): host memory or the dataset's code may as well be
+    # the cause, so nothing is said.
+    alone = WORKER_EXITED.split("\n")[1] + "\n"
+    assert "SC502" not in findings(matrix, alone)
+    assert [
+        o.value for o in read_report(alone, "p").snapshot.observations("dataloader-worker-died")
+    ] == ["DataLoader worker exited unexpectedly"]
+    # A GPU container without a /dev/shm size is the container sign too; with one (inserted by
+    # hand) the error is not the default's.
+    assert findings(matrix, XINFERENCE + alone)["SC502"].severity is Severity.WARNING
+    sized = XINFERENCE.replace("--gpus all", "--gpus all --shm-size=16g")
+    assert "SC502" not in findings(matrix, sized + alone)
+    # PyTorch's other form, a worker that exited on an error of its own (its exit code), is no
+    # shared-memory sign (dbolya/yolact#147).
+    coded = (
+        "RuntimeError: DataLoader worker (pid 29332) exited unexpectedly with exit code 1. "
+        "Details are lost due to multiprocessing. Rerunning with num_workers=0 may give better "
+        "error trace.\n"
+    )
+    assert "SC502" not in findings(matrix, XINFERENCE + coded)
+
+
+def test_a_gpu_container_without_shm_size_warns_only_where_something_fills_it(
+    matrix: Matrix,
+) -> None:
+    """A `docker run` without --shm-size or --ipc=host is a risk where NCCL joins several GPUs
+    of the container or DataLoader workers pass batches (NCCL's SHM transport and PyTorch's
+    worker queues live in /dev/shm); for one process on one GPU it is advice (info)."""
+    assert findings(matrix, XINFERENCE)["SC501"].severity is Severity.INFO
+    # Two GPUs requested (changed by hand from --gpus all): NCCL between them.
+    two = XINFERENCE.replace("--gpus all", '--gpus "device=0,1"')
+    assert findings(matrix, two)["SC501"].severity is Severity.WARNING
+    assert "between its 2 GPUs" in findings(matrix, two)["SC501"].message
+    # pytorch/pytorch#5040's sentence (the corpus' 371): DataLoader workers.
+    workers = (
+        "When I set `num_workers=1` or other value greater than 0 in "
+        "`torch.utils.data.DataLoader`, I get this error.\n"
+    )
+    found = findings(matrix, XINFERENCE + workers)["SC501"]
+    assert found.severity is Severity.WARNING and "DataLoader workers" in found.message
+    # simplerecon#3's flag line (the corpus' 574), and NCCL's release line (NVIDIA/nccl#1637,
+    # above): the same.
+    flag = XINFERENCE + "--num_workers 8\n"
+    assert findings(matrix, flag)["SC501"].severity is Severity.WARNING
+    nccl = SMEM_LOG.splitlines()[0] + "\n"
+    assert findings(matrix, XINFERENCE + nccl)["SC501"].severity is Severity.WARNING
+    # num_workers=0 (371's sentence turned to 0 by hand) runs no worker process; a pod that
+    # runs nvidia-smi (the corpus' 895) is a diagnostic.
+    zero = workers.replace("`num_workers=1`", "`num_workers=0`")
+    assert findings(matrix, XINFERENCE + zero)["SC501"].severity is Severity.INFO
+    assert "SC501" not in findings(matrix, body("895"))
+
+
+def test_a_container_whose_command_starts_several_gpu_processes_needs_shm(
+    matrix: Matrix,
+) -> None:
+    # vllm-project/vllm#4940 (the corpus' 935): a vLLM server with tensor parallelism over two
+    # GPUs; its --ipc=host taken out by hand to show the spec without it.
+    line = next(x for x in body("935").splitlines() if x.startswith("`docker run")).strip("`")
+    run = line.replace("--ipc=host ", "") + "\n"
+    assert "--tensor-parallel-size 2" in run
+    found = findings(matrix, run)["SC501"]
+    assert found.severity is Severity.WARNING and "2 GPU processes" in found.message
+    assert "SC501" not in findings(matrix, line + "\n")
+
+
+def test_peermem_module_missing_for_the_kernel(matrix: Matrix) -> None:
+    # NVIDIA/gpu-operator#2619 (the corpus' 917): the nvidia-peermem sidecar's modprobe, with
+    # the thread's environment line that names the RDMA setup (cut after its first setting);
+    # the module is not installed.
+    text = (
+        "- Standard_ND96isr_H100_v5 nodes, driver.rdma.enabled=true\n"
+        "  modprobe: FATAL: Module nvidia-peermem not found in directory "
+        "/lib/modules/6.8.0-1059-azure\n"
+    )
+    found = findings(matrix, text)["SC432"]
+    assert found.severity is Severity.WARNING and "Module nvidia-peermem not found" in found.message
+    assert read_report(text, "pasted").snapshot.runtime.peermem_loaded is False
+    # The same line naming another module (changed by hand) is not a peer-memory fact.
+    other = text.split("\n")[1].replace("nvidia-peermem", "nvidia-uvm") + "\n"
+    assert not read_report(other, "pasted").snapshot.observations("peermem-load-failed")
+
+
+def test_an_nccl_setting_turned_to_0_as_the_fix_is_its_cause(matrix: Matrix) -> None:
+    # luxingcom/aicad-nccl-optimization#1 (the corpus' 915): settings left in a container's
+    # /etc/nccl.conf, 'set to 0, solved', over the post's two lines.
+    text = (
+        "3. **容器镜像残留 `/etc/nccl.conf`**：`NCCL_IB_USE_INLINE=1` + "  # noqa: RUF001
+        "`NCCL_IB_PREPOST_RECEIVE_WORK_REQUESTS=1`\n"
+        "   会冻死 SGLang PyNccl 的 4 字节 warmup；置 0 解决。\n"  # noqa: RUF001
+    )
+    found = findings(matrix, text)["SC1333"]
+    assert found.severity is Severity.WARNING and "NCCL_IB_USE_INLINE" in found.message
+    # The same sentence in English words (our translation): the same reading; a setting only
+    # shown at 0 and named as the workaround (NVIDIA/nccl#1838's NCCL_CUMEM_HOST_ENABLE=0) is
+    # no cause, and neither is a question (the English sentence turned into one).
+    english = "NCCL_IB_USE_INLINE=1 froze the warmup; setting it to 0 fixed it.\n"
+    assert "SC1333" in findings(matrix, english)
+    quiet(
+        matrix,
+        "SC1333",
+        (
+            "When I add `NCCL_CUMEM_HOST_ENABLE=0` , the test can pass.",
+            "NCCL_IB_USE_INLINE=1 is set; would setting it to 0 fix it?",
+        ),
+    )
+
+
+def test_launch_blocking_in_a_run_said_to_be_for_debugging_is_advice(matrix: Matrix) -> None:
+    # vllm-project/vllm#8410 (the corpus' 313): the reporter's words and launch line (cut after
+    # its --tensor-parallel-size).
+    run = (
+        "CUDA_LAUNCH_BLOCKING=1 python3 -m vllm.entrypoints.openai.api_server "
+        "--served-model-name Qwen2-72B-Instrust --model /data/Qwen2-72B-Instruct "
+        "--tensor-parallel-size 8\n"
+    )
+    assert findings(matrix, run)["SC604"].severity is Severity.WARNING
+    said = "Here is the service launch code for debugging\n"
+    assert findings(matrix, said + run)["SC604"].severity is Severity.INFO
+    # PyTorch's own hint, printed with every CUDA error, says nothing of the run (the corpus'
+    # 330, pytorch/pytorch#149845).
+    hint = "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+    assert findings(matrix, hint + run)["SC604"].severity is Severity.WARNING
+
+
+def test_a_program_calling_an_nvml_function_the_driver_lacks_is_no_stack_fault(
+    matrix: Matrix,
+) -> None:
+    # leptonai/gpud#1183 (the corpus' 886): gpud's NVML V3 fabric call on a 535 driver.
+    text = "> gpud: symbol lookup error: gpud: undefined symbol: nvmlDeviceGetGpuFabricInfoV\n"
+    report = read_report(text, "pasted")
+    assert report.recognised
+    assert [o.value for o in report.snapshot.observations("program-fault")] == [
+        "NVML function nvmlDeviceGetGpuFabricInfoV not in this driver"
+    ]
+    assert not [f for f in findings(matrix, text).values() if f.severity is not Severity.INFO]
+
+
+def test_a_full_dev_shm_refusing_a_semaphore(matrix: Matrix) -> None:
+    # python/cpython#93253: the traceback's last frame and error (docker run --shm-size=1m).
+    trace = (
+        '  File "/usr/local/lib/python3.8/multiprocessing/synchronize.py", line 57, in __init__\n'
+        "    sl = self._semlock = _multiprocessing.SemLock(\n"
+        "OSError: [Errno 28] No space left on device\n"
+    )
+    assert findings(matrix, trace)["SC502"].severity is Severity.ERROR
+    # usnistgov/ARIAC#355: the same two lines under a ROS launcher's process prefix.
+    ros = (
+        "[start_behavior-29]     sl = self._semlock = _multiprocessing.SemLock(\n"
+        "[start_behavior-29] OSError: [Errno 28] No space left on device\n"
+    )
+    assert findings(matrix, ros)["SC502"].severity is Severity.ERROR
+    # Plachtaa/VITS-fast-fine-tuning#397: joblib's warning when it cannot make its semaphore.
+    joblib = (
+        "/root/miniconda3/envs/vits/lib/python3.8/site-packages/joblib/"
+        "_multiprocessing_helpers.py:46: UserWarning: [Errno 28] No space left on device.  "
+        "joblib will operate in serial mode\n"
+    )
+    assert findings(matrix, joblib)["SC502"].severity is Severity.ERROR
+    # The error alone says only that some disk is full.
+    assert "SC502" not in findings(matrix, trace.splitlines()[-1] + "\n")
+
+
+def test_ucx_names_the_locked_memory_limit_where_registration_failed(matrix: Matrix) -> None:
+    # openucx/ucx#7930's 'After:' line: UCX's ENOMEM with the limit it ran under.
+    line = (
+        "[1644567389.121214] [hostname:183563:0]           ib_md.c:340  UCX  ERROR "
+        "ibv_reg_mr(address=0x7f1bae800000, length=39845888, access=0xf) failed: Cannot allocate "
+        "memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 524288 "
+        "kbytes)\n"
+    )
+    snapshot = read_report(line, "pasted").snapshot
+    assert snapshot.runtime.memlock_bytes == 524288 << 10
+    found = findings(matrix, line)
+    assert found["SC512"].severity is Severity.ERROR
+    assert "SC511" in found

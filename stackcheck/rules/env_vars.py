@@ -290,10 +290,12 @@ class CudaLaunchBlocking(Rule):
     name = "cuda-launch-blocking"
     family = "env-vars"
     severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch"
     doc = RuleDoc(
         what="Flags CUDA_LAUNCH_BLOCKING=1 (PyTorch's error hints suggest it for debugging; the "
-        "hint itself is not a setting and is not flagged).",
+        "hint itself is not a setting and is not flagged); an info where the text says the run "
+        "is for debugging (`Here is the service launch code for debugging`).",
         why="Every kernel launch waits for the GPU to finish: no overlap of CPU and GPU work, of "
         "compute and communication; training runs several times slower (OpenRLHF/OpenRLHF#46).",
         example="`os.environ['CUDA_LAUNCH_BLOCKING'] = '1'` left in a training script after "
@@ -304,9 +306,15 @@ class CudaLaunchBlocking(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         if _is_true(ctx, "CUDA_LAUNCH_BLOCKING"):
+            # It is a debugging aid: in a run the report says is for debugging it is in its place.
+            debugging = ctx.snapshot.observations("debugging-stated")[:1]
+            said = "; the text says this run is for debugging: unset it after."
             yield self.finding(
-                "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous.",
-                [ctx.snapshot.env["CUDA_LAUNCH_BLOCKING"].evidence],
+                "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous"
+                + (said if debugging else "."),
+                [ctx.snapshot.env["CUDA_LAUNCH_BLOCKING"].evidence]
+                + [o.evidence for o in debugging],
+                severity=Severity.INFO if debugging else None,
             )
 
 

@@ -148,8 +148,9 @@ def gpu_image(spec: RunSpec) -> bool:
 
 
 def diagnostic_only(spec: RunSpec) -> bool:
-    """A container started just to run a diagnostic (``nvidia-smi``, ``fi_info``)."""
-    words = re.findall(r"[\w./-]+", spec.command or "")
+    """A container started just to run a diagnostic (``nvidia-smi``, ``fi_info``), as its
+    command or its entrypoint (a pod's ``command: ["nvidia-smi", "-L"]``)."""
+    words = re.findall(r"[\w./-]+", f"{spec.entrypoint or ''} {spec.command or ''}")
     return any(w.rsplit("/", 1)[-1] in _DIAGNOSTIC for w in words[:4])
 
 

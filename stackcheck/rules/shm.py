@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.rules.gpu_visibility import parallelism
 from stackcheck.rules.runtime_facts import (
     DOCKER_DEFAULT_SHM,
     diagnostic_only,
@@ -16,7 +17,7 @@ from stackcheck.rules.runtime_facts import (
     runtime_evidence,
     spec_evidence,
 )
-from stackcheck.snapshot.model import RunSpec
+from stackcheck.snapshot.model import Evidence, ObservationKind, RunSpec
 
 
 def _sets_shm(spec: RunSpec) -> bool:
@@ -35,6 +36,41 @@ def _whole(spec: RunSpec) -> bool:
     return not (spec.kind == "compose" and spec.name is None)
 
 
+# What the text shows running that puts its data in /dev/shm: NCCL (its SHM transport and, from
+# 2.24, cuMem host buffers join the GPUs of one container there; a rank prints `via SHM/direct`)
+# and DataLoader workers (every batch a worker makes is passed through a shared-memory segment).
+_SHM_USERS: tuple[tuple[ObservationKind, str], ...] = (
+    ("nccl-loaded", "NCCL, which joins the container's GPUs through /dev/shm"),
+    ("net-transport", "NCCL, which joins the container's GPUs through /dev/shm"),
+    ("nccl-in-backtrace", "NCCL, which joins the container's GPUs through /dev/shm"),
+    ("dataloader-workers", "DataLoader workers, which pass their batches through /dev/shm"),
+    ("dataloader-worker-died", "DataLoader workers, which pass their batches through /dev/shm"),
+)
+
+
+def _shm_users(ctx: CheckContext, spec: RunSpec) -> list[tuple[str, Evidence | None]]:
+    """Why this container needs more than 64 MB of /dev/shm, with the evidence: several GPUs
+    (NCCL's SHM transport joins GPUs of one container), NCCL at work (its log, its settings) or
+    DataLoader worker processes. [] when the text shows none: one process on one GPU (a
+    `docker run --gpus all image nvidia-smi`-like start, an inference server) uses little."""
+    found: list[tuple[str, Evidence | None]] = []
+    if spec.gpu_count is not None and spec.gpu_count >= 2:
+        found.append((f"NCCL between its {spec.gpu_count} GPUs", None))
+    ranks = parallelism(spec.command)
+    if ranks is not None and ranks >= 2:
+        # torchrun's --nproc_per_node, vLLM's tensor x pipeline parallel size: one process per
+        # GPU, joined by NCCL (and vLLM's own shared-memory broadcast) in /dev/shm.
+        found.append((f"the {ranks} GPU processes its command starts", None))
+    for kind, why in _SHM_USERS:
+        seen = ctx.snapshot.observations(kind)
+        if seen:
+            found.append((why, seen[0].evidence))
+    settings = sorted(name for name in ctx.snapshot.env if name.startswith("NCCL_"))
+    if settings:
+        found.append((f"NCCL, set up here ({settings[0]})", None))
+    return found
+
+
 class ShmTooSmall(Rule):
     id = "SC501"
     name = "shm-too-small"
@@ -45,7 +81,9 @@ class ShmTooSmall(Rule):
     doc = RuleDoc(
         what="Checks /dev/shm's size (statvfs on a host, `df` in a report) and each container spec "
         "that runs GPU work: a `docker run` or compose service without `--shm-size`/`shm_size` or "
-        "`--ipc=host`, a pod without a memory-backed /dev/shm mount; and reads programs that "
+        "`--ipc=host`, a pod without a memory-backed /dev/shm mount (a warning where something "
+        "fills /dev/shm: two or more GPUs in the container, NCCL at work, DataLoader workers; "
+        "advice for one process on one GPU); and reads programs that "
         "say /dev/shm is too small for them (Ray: `The object store is using /tmp instead of "
         "/dev/shm`); a sentence naming Docker's default 64 MB /dev/shm is advice (info).",
         why="NCCL's shared-memory transport and PyTorch DataLoader workers allocate in /dev/shm. "
@@ -93,17 +131,19 @@ class ShmTooSmall(Rule):
             if _sets_shm(spec) or diagnostic_only(spec) or spec.gpu_count == 0:
                 continue  # (a spec that requests zero GPUs is SC531's: fix that first)
             if spec.gpus or gpu_image(spec):
-                # NCCL's shared-memory transport joins GPUs of one container: with one GPU only
-                # DataLoader workers (if any) are left to need /dev/shm.
-                single = spec.gpu_count == 1
+                need = _shm_users(ctx, spec)
                 yield self.finding(
                     f"The {spec.kind} spec for {spec.image or 'the container'} sets no /dev/shm "
                     "size and no host IPC: the container gets 64 MB"
                     + (
-                        "; with one GPU only DataLoader workers would need more." if single else "."
+                        f", too little for {need[0][0]}."
+                        if need
+                        else "; enough for one process on one GPU, too little once NCCL joins "
+                        "several GPUs or DataLoader workers pass batches."
                     ),
-                    spec_evidence(spec, "run", "image:")[:2],
-                    severity=Severity.INFO if single else None,
+                    spec_evidence(spec, "run", "image:")[:2]
+                    + [e for _, e in need[1:2] if e is not None],
+                    severity=None if need else Severity.INFO,
                 )
 
 
@@ -124,7 +164,8 @@ class ShmExhausted(Rule):
         "(Bus error`, torchelastic's `Signal 7 (SIGBUS)`) where the backtrace is in NCCL, the "
         "report names Docker's 64 MB default, /dev/shm is small or a GPU container sets no "
         "/dev/shm size (any crash in NCCL's `ncclShmOpen` too; a warning where only NCCL's log "
-        "is around it). Where /dev/shm is known to hold "
+        "is around it); and a DataLoader worker that `exited unexpectedly` in a container "
+        "(a warning). Where /dev/shm is known to hold "
         "16 GiB or more, the error is only noted (info): its size is then not the cause.",
         why="The job failed (or a rank hung) because /dev/shm was too small, usually a "
         "container's 64 MB default, while the host had plenty of memory.",
@@ -187,6 +228,7 @@ class ShmExhausted(Rule):
         # error is /dev/shm; without a backtrace a warning.
         ran = snapshot.observations("nccl-loaded", "net-transport", "net-plugin-missing")
         if not ((bus and (signs or ran)) or (crashed and in_shm)):
+            yield from self._worker_died(ctx, signs)
             return
         died = (bus or crashed)[0]
         where = f" in NCCL ({frames[0].value})" if frames else ""
@@ -196,4 +238,22 @@ class ShmExhausted(Rule):
             "page the tmpfs cannot back kills the process with SIGBUS.",
             [died.evidence, *(in_shm[:1] or signs[:2] or [o.evidence for o in ran[:1]])],
             severity=None if signs or in_shm else Severity.WARNING,
+        )
+
+    def _worker_died(self, ctx: CheckContext, signs: list[Evidence]) -> Iterable[Finding]:
+        """A DataLoader worker that exited unexpectedly (PyTorch names no signal) in a container
+        with, or said to run with, the 64 MB default: the maintainers' first answer is a bigger
+        /dev/shm (detectron2#384). Outside a container the cause may as well be host memory or
+        the dataset's code, so nothing is said."""
+        died = ctx.snapshot.observations("dataloader-worker-died")
+        container = ctx.snapshot.platform
+        if not died or not (signs or container.container):
+            return
+        yield self.finding(
+            "A DataLoader worker died without a signal PyTorch could name, in a container"
+            + (" whose /dev/shm is or may be the 64 MB default" if signs else "")
+            + ": its batches pass through /dev/shm, and a container gets 64 MB unless started "
+            "with --shm-size or --ipc=host.",
+            [died[0].evidence, *(signs[:1] or container.evidence[:1])],
+            severity=Severity.WARNING,
         )

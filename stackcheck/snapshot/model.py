@@ -390,6 +390,9 @@ ObservationKind = Literal[
     "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
     "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
     "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
+    "dataloader-workers",  # a DataLoader runs worker processes (num_workers > 0)
+    "dataloader-worker-died",  # a DataLoader worker exited without saying why (PyTorch's message)
+    "debugging-stated",  # the report says a run or a command is for debugging
 ]
 
 
