@@ -390,6 +390,9 @@ ObservationKind = Literal[
     "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
     "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
     "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
+    "no-gpu-banner",  # an image's start-up script printed that it found no NVIDIA driver
+    "nvidia-runtime-unknown",  # the Docker daemon has no runtime named nvidia registered
+    "docker-version",  # the Docker engine's version (value: major.minor, "19.03")
 ]
 
 

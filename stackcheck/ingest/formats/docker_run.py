@@ -210,6 +210,9 @@ def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
     )
 
 
+# Quotes that close a command named inside a sentence (Markdown's backtick, plain and curly).
+_QUOTES = frozenset("`'\"\u2019\u201d")
+
 # Words that follow "docker run" in a sentence about it, where an image would stand in a command.
 _PROSE_WORDS = frozenset(
     "means when with without and or but to is was will would does did can could fails failed "  # noqa: SIM905
@@ -236,8 +239,10 @@ class DockerRun(Format):
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         named = _START.search(lines[0].raw)
-        if named is not None and lines[0].raw[named.end() : named.end() + 1] == "`":
-            return []  # "`docker run` when using ...": the command named in a sentence
+        if named is not None and lines[0].raw[named.end() : named.end() + 1] in _QUOTES:
+            # "`docker run` when using ...", an image's banner "Use 'nvidia-docker run' to
+            # start this container": the command named in a sentence, not one that ran
+            return []
         spec, facts = run_spec(joined(lines), lines)
         if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
             return []  # "for docker run means that ...": a sentence about the command
