@@ -107,3 +107,74 @@ def test_a_macos_without_a_cuda_driver_is_a_cpu_machine(matrix: Matrix) -> None:
     # macOS up to 10.13 had NVIDIA's web drivers and CUDA 10.2: no reading there.
     for said in ("OS: Mac OS X 10.13.6", "OS: macOS 10.12", "My macOS 14 laptop"):
         assert findings(matrix, message + said) == {"SC201": Severity.ERROR}, said
+
+
+def test_the_kernel_module_against_the_driver_packages_listed(matrix: Matrix) -> None:
+    """952 (machine-shop-maintenance#70): /proc/driver/nvidia/version 520.56.06 beside
+    `dpkg -l nvidia-smi` 525.85.12: the user space was upgraded, the module was not reloaded."""
+    assert findings(matrix, body("952")).get("SC103") is Severity.ERROR
+    proc = (
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n"
+        "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n\n"
+    )
+    dpkg = (
+        "||/ Name           Version      Architecture Description\n"
+        "+++-==============-============-============-=================================\n"
+    )
+    for row in (
+        "ii  nvidia-smi     525.85.12-1  amd64        NVIDIA System Management Interface",
+        "ii  libnvidia-compute-550:amd64 550.54.15-0ubuntu1 amd64 NVIDIA libcompute package",
+        "ii  libcuda1:amd64 525.85.12-1  amd64        NVIDIA CUDA Driver Library",
+    ):
+        assert findings(matrix, proc + dpkg + row).get("SC103") is Severity.ERROR, row
+    rpm = "xorg-x11-drv-nvidia-cuda-libs-525.85.05-1.fc37.x86_64"
+    assert findings(matrix, proc + rpm).get("SC103") is Severity.ERROR
+    # The same release in both: nothing.
+    same = "ii  nvidia-utils-535 535.104.05-0ubuntu1 amd64 NVIDIA driver support binaries"
+    assert "SC103" not in findings(matrix, proc + dpkg + same)
+
+
+def test_the_driver_mismatch_said_in_chinese(matrix: Matrix) -> None:
+    """982 (DockerMonitor#12): 驱动不一致 (the driver is inconsistent) after ldconfig relinked."""
+    assert findings(matrix, body("982")) == {"SC103": Severity.ERROR}
+    for said in ("nvidia-smi 报驱动版本不一致", "提示驱动和库版本不匹配"):
+        assert findings(matrix, said) == {"SC103": Severity.ERROR}, said
+    for asked in ("是否驱动不一致\uff1f", "会不会是驱动不一致吗"):
+        assert findings(matrix, asked) == {}, asked
+
+
+def test_nvidia_docker_1_beta_unsupported_cuda(matrix: Matrix) -> None:
+    """939 (nvidia-docker#68): the image's CUDA first, then the driver's."""
+    assert findings(matrix, body("939")).get("SC101") is Severity.ERROR
+    line = "nvidia-docker | 2016/04/09 00:07:59 Error: unsupported CUDA version: 8.0 < 7.5"
+    assert findings(matrix, line).get("SC101") is Severity.ERROR
+
+
+def test_nvidia_smi_said_to_work_in_the_container(matrix: Matrix) -> None:
+    """988 (stable-diffusion-webui-docker#348): nvidia-smi works inside, CUDA is unavailable:
+    the container did get the GPU, so no missing GPU request is claimed."""
+    assert "SC531" not in findings(matrix, body("988"))
+    base = "I run it in a docker container.\n>>> torch.cuda.is_available()\nFalse\n"
+    assert findings(matrix, base).get("SC531") is Severity.WARNING
+    for said in ("nvidia-smi works fine inside the container.", "nvidia-smi shows all 4 GPUs."):
+        assert "SC531" not in findings(matrix, base + said), said
+    for said in ("nvidia-smi works on the host.", "Does nvidia-smi work?"):
+        assert findings(matrix, base + said).get("SC531") is Severity.WARNING, said
+
+
+def test_a_privileged_pod_said_to_see_more_gpus(matrix: Matrix) -> None:
+    """971 (k8s-device-plugin#161): `privileged: true` pasted alone, and "if you remove this
+    field, you can only see the limited number of graphics cards"."""
+    assert findings(matrix, body("971")) == {"SC1324": Severity.WARNING}
+    said = (
+        "securityContext:\n  privileged: true\nWithout it the pod can only see the allocated GPUs."
+    )
+    assert findings(matrix, said) == {"SC1324": Severity.WARNING}
+
+
+def test_a_partitioned_a100_is_mig(matrix: Matrix) -> None:
+    """986 (megalodon): "any partitioned Nvidia A100 card" and CUDA_ERROR_NO_DEVICE."""
+    assert findings(matrix, body("986")).get("SC1121") is Severity.WARNING
+    for said in ("We run on a partitioned A100.", "the partitioned NVIDIA H100 nodes"):
+        assert findings(matrix, said).get("SC1121") is Severity.WARNING, said
+    assert "SC1121" not in findings(matrix, "a partitioned disk on the RTX 3090 box")

@@ -393,6 +393,7 @@ ObservationKind = Literal[
     "no-gpu-banner",  # an image's start-up script printed that it found no NVIDIA driver
     "nvidia-runtime-unknown",  # the Docker daemon has no runtime named nvidia registered
     "docker-version",  # the Docker engine's version (value: major.minor, "19.03")
+    "smi-works-stated",  # the report says nvidia-smi works where the process runs
 ]
 
 

@@ -360,6 +360,8 @@ _MIG = re.compile(
     r"\b(?i:turn(?:s|ed|ing)?\son\s(?:the\s)?mig|turn(?:s|ed|ing)?\s(?:the\s)?mig(?:\smode)?\son)\b|"
     r"\b(?i:I|we|they|had|have|has|was|were)\s(?:\w{1,12}\s)?enabled\s(?:the\s)?MIG\b|"
     r"\bMIG[-\s](?:enabled|partitioned)\b|"
+    # "any partitioned Nvidia A100 card": only a MIG-capable GPU is partitioned (MIG is how)
+    r"\b(?i:partitioned)\s(?:(?i:nvidia)\s)?(?:A100|A30|H100|H200|H800|H20|B200|B300|GB200)\b|"
     r"\bMIG\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
     # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
     r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\sMIG\b"
