@@ -178,3 +178,15 @@ def test_a_partitioned_a100_is_mig(matrix: Matrix) -> None:
     for said in ("We run on a partitioned A100.", "the partitioned NVIDIA H100 nodes"):
         assert findings(matrix, said).get("SC1121") is Severity.WARNING, said
     assert "SC1121" not in findings(matrix, "a partitioned disk on the RTX 3090 box")
+
+
+def test_compose_output_says_the_process_ran_in_a_container(matrix: Matrix) -> None:
+    """991 (stable-diffusion-webui-docker): `Attaching to NAME` and v2's `⠿ Container NAME
+    Running` are Compose's own lines once the containers run; recognised, and no finding."""
+    snapshot = read_report(body("991"), "pasted").snapshot
+    assert snapshot.platform.container
+    assert findings(matrix, body("991")) == {}
+    for line in ("Attaching to web-1, worker-1", "\u2714 Container app-gpu-1  Started"):
+        assert read_report(line, "pasted").snapshot.platform.container, line
+    for prose in ("I was attaching to the debugger.", "docker compose up -d fails"):
+        assert not read_report(prose, "pasted").snapshot.platform.container, prose

@@ -116,6 +116,12 @@ _CONTAINER = re.compile(
     re.IGNORECASE,
 )
 _BUILDING = re.compile(r"\bbuil(?:d|ds|ding|t)\b|dockerfile", re.IGNORECASE)
+# Docker Compose's own output once the report's containers run (`Attaching to NAME`, v2's
+# `⠿ Container NAME Running`); not the `up` command, which may have failed to create them.
+_COMPOSE_UP = re.compile(
+    r"^\s{0,4}Attaching\sto\s[\w.-]+(?:,\s[\w.-]+){0,20}\s*$|"
+    r"[\u283f\u2714]\sContainer\s[\w.-]+\s{1,200}(?:Running|Started|Created|Recreated)\b"
+)
 
 
 _FABRIC = re.compile(
@@ -500,6 +506,9 @@ def cpu_stated(line: Line) -> list[Fact]:
 
 def container_stated(line: Line) -> list[Fact]:
     """That the reported process ran in a container, when the sentence says so."""
+    found = _COMPOSE_UP.search(line.text)
+    if found is not None:
+        return [ContainerFact(line, found.group(0).strip())]
     found = _CONTAINER.search(line.text)
     if found is None or _BUILDING.search(line.text):
         return []
