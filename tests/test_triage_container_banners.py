@@ -190,3 +190,19 @@ def test_compose_output_says_the_process_ran_in_a_container(matrix: Matrix) -> N
         assert read_report(line, "pasted").snapshot.platform.container, line
     for prose in ("I was attaching to the debugger.", "docker compose up -d fails"):
         assert not read_report(prose, "pasted").snapshot.platform.container, prose
+
+
+def test_nccl_without_the_gpus_kernels(matrix: Matrix) -> None:
+    """903 (nccl#1372): an NCCL built for sm_80 only on H100, and 904 (an RTX 5090 with a
+    cu118 build's NCCL): `Cuda failure 'named symbol not found'` under lazy loading."""
+    for key in ("903", "904"):
+        assert findings(matrix, body(key)).get("SC202") is Severity.ERROR, key
+    for line in (
+        "node1:1:1 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'",
+        "node1:1:1 [0] init.cc:1200 NCCL WARN Cuda failure 500 'named symbol not found'",
+        "  NCCL WARN Cuda failure 'named symbol not found'",
+    ):
+        assert findings(matrix, line).get("SC202") is Severity.ERROR, line
+    # CUDA's own error 500 at device count (WSL, Docker Desktop) is not NCCL's kernels.
+    other = "Error 500: named symbol not found"
+    assert "SC202" not in findings(matrix, other)

@@ -293,7 +293,9 @@ class TorchMissingArch(Rule):
         "a PyTorch named without its build, `torch==2.1.2`, where no variant of that release "
         "carries the GPU's architecture: a warning; TensorFlow's `not built with CUDA kernel "
         "binaries compatible with compute capability X`, PTX only: a warning); "
-        "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
+        "reads `no kernel image is available` (and NCCL's `Cuda failure 'named symbol not "
+        "found'`, what a library without the GPU's kernels gives under lazy loading), and "
+        "nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
         "compiler older than the GPU).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
@@ -322,8 +324,9 @@ class TorchMissingArch(Rule):
         failures = ctx.snapshot.observations("no-kernel-image")
         if failures and not found:
             yield self.finding(
-                "A CUDA kernel found no code for the GPU (no kernel image is available for "
-                "execution on the device): the build lacks this GPU's architecture.",
+                "A CUDA kernel found no code for the GPU "
+                f"({(failures[0].value or 'no kernel image is available')[:120]}): the build "
+                "lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
             )
         jit = ctx.snapshot.observations("ptx-jit-only")
