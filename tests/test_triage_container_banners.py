@@ -206,3 +206,14 @@ def test_nccl_without_the_gpus_kernels(matrix: Matrix) -> None:
     # CUDA's own error 500 at device count (WSL, Docker Desktop) is not NCCL's kernels.
     other = "Error 500: named symbol not found"
     assert "SC202" not in findings(matrix, other)
+
+
+def test_a_gpu_the_matrix_lacks_takes_its_first_cuda_from_its_capability(
+    matrix: Matrix,
+) -> None:
+    """946 (DINet): torch==1.7.1+cu101 on an RTX 3090 (sm_86, first in CUDA 11.1), a GPU the
+    matrix does not list: the A10G, also sm_86, gives its first CUDA."""
+    assert not any("3090" in n for g in matrix.gpu for n in (g.name, *g.match))
+    assert findings(matrix, body("946")).get("SC202") is Severity.WARNING
+    newer = "I have a RTX 3090 graphics card. I installed torch==1.8.1+cu111."
+    assert "SC202" not in findings(matrix, newer)

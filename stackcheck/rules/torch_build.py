@@ -382,7 +382,17 @@ class TorchMissingArch(Rule):
         if torch.cuda is None:
             return
         for gpu in ctx.gpus:
-            known = gpu.known
+            # A GPU the matrix does not list shares its first CUDA with the listed GPUs of its
+            # compute capability (CUDA adds an architecture, not a model): an RTX 3090 is an
+            # sm_86 like the A10G, from CUDA 11.1.
+            known = gpu.known or next(
+                (
+                    g
+                    for g in ctx.matrix.matrix.gpu
+                    if g.compute_capability == gpu.compute_capability and g.first_cuda
+                ),
+                None,
+            )
             if known is None:
                 continue
             matrix = Evidence(kind="matrix", source=known.source, detail=f"gpu {known.name}")
