@@ -217,3 +217,18 @@ def test_a_gpu_the_matrix_lacks_takes_its_first_cuda_from_its_capability(
     assert findings(matrix, body("946")).get("SC202") is Severity.WARNING
     newer = "I have a RTX 3090 graphics card. I installed torch==1.8.1+cu111."
     assert "SC202" not in findings(matrix, newer)
+
+
+def test_an_image_that_predates_the_gpu(matrix: Matrix) -> None:
+    """NGC's per-GPU check (BEVDet#314 and the messages' other shapes): the image's build lists
+    no architecture of the GPU; a warning of the gpu-arch family, not a GPU missing."""
+    for text in (
+        "WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in "
+        "this version of the container\nERROR: No supported GPU(s) detected to run this container",
+        "triton-1  | WARNING: Detected NVIDIA NVIDIA GeForce RTX 4060 Laptop GPU GPU, which is "
+        "not yet supported in this version of the container",
+        "WARNING: Detected NVIDIA GB10 GPU, which is not yet supported in this version of the "
+        "container",
+        "ERROR: No supported GPU(s) detected to run this container",
+    ):
+        assert findings(matrix, text) == {"SC202": Severity.WARNING}, text
