@@ -232,3 +232,26 @@ def test_an_image_that_predates_the_gpu(matrix: Matrix) -> None:
         "ERROR: No supported GPU(s) detected to run this container",
     ):
         assert findings(matrix, text) == {"SC202": Severity.WARNING}, text
+
+
+def test_the_drivers_own_library_missing(matrix: Matrix) -> None:
+    """pytorch#2985 (`import torch` in a container started without nvidia-docker): the driver's
+    user-space libcuda.so.1 or libnvidia-ml.so.1 not found is no driver where the process runs;
+    TensorFlow's probe printing it (Chiron#99) is advice where no GPU is shown."""
+    for line in (
+        "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
+        "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+    ):
+        assert findings(matrix, line) == {"SC532": Severity.ERROR}, line
+        cpu = f"{line}\nI don't have an NVIDIA GPU on this laptop."
+        assert findings(matrix, cpu) == {"SC532": Severity.INFO}, line
+    for probe in (
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
+        "library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such "
+        "file or directory",
+        "I tensorflow/stream_executor/dso_loader.cc:105] Couldn't open CUDA library libcuda.so.1. "
+        "LD_LIBRARY_PATH: /usr/local/cuda/lib64",
+    ):
+        assert findings(matrix, probe) == {"SC532": Severity.INFO}, probe
+    # The unversioned libcuda.so (the toolkit's stub, a linker's name) is not the driver's.
+    assert "SC532" not in findings(matrix, "libcuda.so: cannot open shared object file")
