@@ -5,22 +5,17 @@ shapes the same kind of text takes, independent of the corpus's expectations."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
+from tests.test_triage_gpu_stack import findings
 
 BANNER = (
     "WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n"
     "   Use 'nvidia-docker run' to start this container; see\n"
     "   https://github.com/NVIDIA/nvidia-docker/wiki/nvidia-docker .\n"
 )
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
 
 
 def test_an_image_banner_in_a_container_started_with_gpus_is_advice(matrix: Matrix) -> None:
