@@ -250,3 +250,18 @@ def test_the_drivers_own_library_missing(matrix: Matrix) -> None:
         assert findings(matrix, probe) == {"SC532": Severity.INFO}, probe
     # The unversioned libcuda.so (the toolkit's stub, a linker's name) is not the driver's.
     assert "SC532" not in findings(matrix, "libcuda.so: cannot open shared object file")
+
+
+def test_tensorflows_kernel_and_dso_versions_disagree(matrix: Matrix) -> None:
+    """tensorflow#4768: the kernel module 352.63 against libcuda 361.93.2; when they match,
+    TensorFlow says `kernel version seems to match DSO` and nothing is read."""
+    mismatch = (
+        "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:296] kernel version 352.63.0 does "
+        "not match DSO version 361.93.2 -- cannot find working devices in this configuration"
+    )
+    assert findings(matrix, mismatch) == {"SC103": Severity.ERROR}
+    match = (
+        "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:310] kernel version seems to "
+        "match DSO: 515.43.4"
+    )
+    assert "SC103" not in findings(matrix, match)
