@@ -5,6 +5,7 @@ shapes the same kind of text takes, independent of the corpus's expectations."""
 
 from __future__ import annotations
 
+from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
@@ -265,3 +266,26 @@ def test_tensorflows_kernel_and_dso_versions_disagree(matrix: Matrix) -> None:
         "match DSO: 515.43.4"
     )
     assert "SC103" not in findings(matrix, match)
+
+
+def test_a_gpu_requested_as_a_cdi_device(matrix: Matrix) -> None:
+    """podman's (and Docker 25+'s) CDI request `--device nvidia.com/gpu=all` is a GPU request:
+    no "requests no GPU" claim; each indexed device counts one GPU."""
+    every = read_report(
+        "podman run --rm --device nvidia.com/gpu=all nvidia/cuda:12.4.1-base-ubuntu22.04 "
+        "nvidia-smi",
+        "pasted",
+    ).snapshot.run_specs[0]
+    assert (every.gpus, every.gpu_count) == ("nvidia.com/gpu=all", None)
+    two = read_report(
+        "podman run --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 --ipc=host "
+        "vllm/vllm-openai:latest --tensor-parallel-size 4",
+        "pasted",
+    )
+    assert two.snapshot.run_specs[0].gpu_count == 2
+    assert check(two.snapshot, matrix).findings[0].id == "SC533"  # 2 GPUs for 4
+    failed = (
+        "$ docker run --rm --ipc=host --device nvidia.com/gpu=all nvcr.io/nvidia/pytorch:24.01-py3"
+        "\nRuntimeError: No CUDA GPUs are available"
+    )
+    assert "SC531" not in findings(matrix, failed)

@@ -46,7 +46,8 @@ class ContainerWithoutGpus(Rule):
     doc = RuleDoc(
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
         "machine with GPUs, or where a process of the report looked for a GPU and found none) "
-        "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
+        "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, a CDI device "
+        "(`--device nvidia.com/gpu=all`, podman and Docker 25+), "
         "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry "
         "with `count` or `device_ids` (one with neither requests zero GPUs); "
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
