@@ -289,3 +289,25 @@ def test_a_gpu_requested_as_a_cdi_device(matrix: Matrix) -> None:
         "\nRuntimeError: No CUDA GPUs are available"
     )
     assert "SC531" not in findings(matrix, failed)
+
+
+def test_compose_gpus_as_cdi_names_and_block_lists() -> None:
+    """A compose service's GPUs as CDI names under `devices:` and as a block `device_ids:`
+    list (one item a line): requested, and counted, not a reservation of zero GPUs."""
+    head = "services:\n  app:\n    image: vllm/vllm-openai:latest\n"
+    reservation = "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+    cases = {
+        "    devices:\n      - nvidia.com/gpu=all\n": None,
+        reservation
+        + '            - driver: nvidia\n              device_ids:\n                - "0"\n'
+        + '                - "1"\n              capabilities: [gpu]\n': 2,
+        reservation
+        + "            - driver: cdi\n              device_ids:\n"
+        + "                - nvidia.com/gpu=all\n              capabilities: [gpu]\n": None,
+        reservation
+        + "            - driver: cdi\n              device_ids: ['nvidia.com/gpu=all']\n"
+        "              capabilities: [gpu]\n": None,
+    }
+    for body_, count in cases.items():
+        spec = read_report(head + body_, "pasted").snapshot.run_specs[0]
+        assert spec.gpus and (spec.gpu_count == count), (body_, spec.gpus, spec.gpu_count)
