@@ -311,3 +311,19 @@ def test_compose_gpus_as_cdi_names_and_block_lists() -> None:
     for body_, count in cases.items():
         spec = read_report(head + body_, "pasted").snapshot.run_specs[0]
         assert spec.gpus and (spec.gpu_count == count), (body_, spec.gpus, spec.gpu_count)
+
+
+def test_a_pod_asking_for_a_mig_instance_or_a_shared_gpu(matrix: Matrix) -> None:
+    """The device plugin's other GPU resources, a MIG instance (`nvidia.com/mig-1g.10gb`, the
+    mixed strategy) and a shared GPU (`nvidia.com/gpu.shared`), are GPU requests."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n"
+        "    image: nvcr.io/nvidia/pytorch:24.01-py3\n    resources:\n      limits:\n"
+    )
+    for limit in ("nvidia.com/mig-1g.10gb: 1", "nvidia.com/gpu.shared: 1"):
+        spec = read_report(f"{pod}        {limit}\n", "pasted").snapshot.run_specs[0]
+        assert (spec.gpus, spec.gpu_count) == (limit, 1), limit
+        failed = f"{pod}        {limit}\nRuntimeError: No CUDA GPUs are available"
+        assert "SC531" not in findings(matrix, failed), limit
+    other = read_report(f"{pod}        nvidia.com/foo: 1\n", "pasted").snapshot.run_specs[0]
+    assert other.gpus is None

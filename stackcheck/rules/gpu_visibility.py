@@ -51,7 +51,8 @@ class ContainerWithoutGpus(Rule):
         "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry "
         "with `count` or `device_ids` (one with neither requests zero GPUs); "
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
-        "`nvidia.com/gpu` limit. "
+        "`nvidia.com/gpu` limit (or a MIG instance's `nvidia.com/mig-1g.10gb`, a shared GPU's "
+        "`nvidia.com/gpu.shared`). "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause; so does a sentence that "
         "names a GPU request as what was missing or as the fix.",
@@ -326,6 +327,8 @@ def granted_gpus(spec: RunSpec) -> int | None:
     whatever CUDA_VISIBLE_DEVICES adds;
     None for ``all``, a runtime alone, or nothing countable."""
     request = spec.gpus or ""
+    if "=all" in request:
+        return None  # a CDI name for every GPU (`nvidia.com/gpu=all`)
     listed = _DEVICE_LIST.search(request)
     if listed is not None:
         ids = [i for i in re.split(r"[,\s]+", listed.group(1).strip("[]'\" ")) if i.strip("'\"")]
