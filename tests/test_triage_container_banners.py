@@ -327,3 +327,12 @@ def test_a_pod_asking_for_a_mig_instance_or_a_shared_gpu(matrix: Matrix) -> None
         assert "SC531" not in findings(matrix, failed), limit
     other = read_report(f"{pod}        nvidia.com/foo: 1\n", "pasted").snapshot.run_specs[0]
     assert other.gpus is None
+
+
+def test_wsl_refusing_the_gpu(matrix: Matrix) -> None:
+    """microsoft/WSL#10289: NVML in the WSL2 guest, the GPU not passed through."""
+    said = (
+        "Failed to initialize NVML: GPU access blocked by the operating system\n"
+        "Failed to properly shut down NVML: GPU access blocked by the operating system"
+    )
+    assert findings(matrix, said) == {"SC532": Severity.ERROR}
