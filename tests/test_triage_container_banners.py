@@ -336,3 +336,16 @@ def test_wsl_refusing_the_gpu(matrix: Matrix) -> None:
         "Failed to properly shut down NVML: GPU access blocked by the operating system"
     )
     assert findings(matrix, said) == {"SC532": Severity.ERROR}
+
+
+def test_mig_stated_beside_a_contrasting_clause(matrix: Matrix) -> None:
+    """Doubt counts in the clause that states MIG: "enabled ... but no GPU instance" is MIG on
+    (the instance missing is the problem); a denial or a condition in its own clause is not."""
+    said = "MIG mode is enabled on the A100 but no GPU instance has been created."
+    assert findings(matrix, said) == {"SC1121": Severity.WARNING}
+    for denied in (
+        "MIG is not enabled, but the job fails.",
+        "If MIG is enabled, but no instance exists, it fails.",
+        "Is MIG enabled on this node, or not?",
+    ):
+        assert findings(matrix, denied) == {}, denied

@@ -379,9 +379,21 @@ def mig_stated(line: Line) -> list[Fact]:
     """MIG, where a sentence of the line says the GPUs are in MIG mode."""
     for sentence in _SENTENCE.split(line.text):
         found = _MIG.search(sentence)
-        if found is not None and not _DOUBT.search(sentence):
+        # Doubt counts in the clause that says it: "MIG is enabled, but no GPU instance was
+        # created" states MIG; "MIG is not enabled, but ..." does not.
+        if found is not None and not _DOUBT.search(_clause(sentence, found.start(), found.end())):
             return [ObservationFact(line, "mig-stated", found.group(0))]
     return []
+
+
+_CONTRAST = re.compile(r",?\s\b(?:but|however|yet|whereas)\b", re.IGNORECASE)
+
+
+def _clause(sentence: str, start: int, end: int) -> str:
+    """The part of ``sentence`` around [start, end) that no "but" separates from it."""
+    before = [m.end() for m in _CONTRAST.finditer(sentence, 0, start)]
+    after = _CONTRAST.search(sentence, end)
+    return sentence[before[-1] if before else 0 : after.start() if after else len(sentence)]
 
 
 def _asserted(sentence: str) -> bool:
