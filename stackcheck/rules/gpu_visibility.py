@@ -160,7 +160,7 @@ class NoGpuVisible(Rule):
         "a GPU) is info where no GPU, driver or container is shown. An image's start-up banner "
         "(NGC's `The NVIDIA Driver was not detected`) in a container the text shows started "
         "with a GPU request is info (the banner's check misfires on WSL2), and so is Docker's "
-        "`Unknown runtime specified nvidia` on Docker 19.03+ where no `--gpus` request is shown "
+        "`Unknown runtime specified nvidia` on Docker 19.03 where no `--gpus` request is shown "
         "(the legacy runtime flag; `--gpus all` needs no registered runtime).",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
@@ -254,15 +254,17 @@ def _banner_despite_request(ctx: CheckContext) -> Iterable[tuple[str, list[Evide
 
 
 def _legacy_runtime_flag(ctx: CheckContext) -> Iterable[tuple[str, list[Evidence]]]:
-    """Docker refused the nvidia runtime on an engine that takes `--gpus` (19.03+), and the text
-    shows no `--gpus` request failing: the legacy flag (`--runtime=nvidia`, `nvidia-docker`) was
-    used where the container toolkit needs no registered runtime."""
+    """Docker 19.03 (the first to take `--gpus`, whose toolkit packages of the time registered
+    no runtime) refused the nvidia runtime, and the text shows no `--gpus` request failing: the
+    legacy flag (`--runtime=nvidia`, `nvidia-docker`) was used where `--gpus` needs none. From
+    20.10 the toolkit's setup (`nvidia-ctk runtime configure`) registers it, so a refusal there
+    is a setup left undone."""
     unknown = ctx.snapshot.observations("nvidia-runtime-unknown")
     if not unknown or any(_gpu_flag(s) for s in ctx.snapshot.run_specs):
         return
     for version in ctx.snapshot.observations("docker-version"):
         major, _, minor = (version.value or "0.0").partition(".")
-        if (int(major), int(minor or 0)) >= (19, 3):
+        if (19, 3) <= (int(major), int(minor or 0)) < (20, 10):
             yield (
                 f"Docker has no runtime named nvidia ({unknown[0].value}), and Docker "
                 f"{version.value} takes `--gpus all` through the NVIDIA container toolkit without "
