@@ -350,3 +350,16 @@ def test_mig_stated_beside_a_contrasting_clause(matrix: Matrix) -> None:
         "Is MIG enabled on this node, or not?",
     ):
         assert findings(matrix, denied) == {}, denied
+
+
+def test_a_tools_conditional_hint_is_not_the_reporters_machine(matrix: Matrix) -> None:
+    """PyTorch's torch.load hint "If you are running on a CPU-only machine, please use ..." is a
+    condition the tool prints on every machine, not the reporter saying theirs has no GPU."""
+    hint = (
+        "RuntimeError: Attempting to deserialize object on a CUDA device but "
+        "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use "
+        "torch.load with map_location=torch.device('cpu') to map your storages to the CPU."
+    )
+    assert not read_report(hint, "pasted").snapshot.observations("cpu-intended")
+    said = read_report("I am running this on a CPU-only machine.", "pasted").snapshot
+    assert said.observations("cpu-intended")

@@ -504,6 +504,9 @@ def gpu_request_stated(line: Line) -> list[Fact]:
     return []
 
 
+_IF_BEFORE = re.compile(r"\b[Ii]f\b[^.?!;]{0,40}$")
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
@@ -513,7 +516,11 @@ def cpu_stated(line: Line) -> list[Fact]:
     if found is None:
         said = _CPU_SAID.search(line.text)
         found = None if said is None or _CPU_SYMPTOM.search(line.text) else said
-    return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
+    if found is None or _IF_BEFORE.search(line.text, max(0, found.start() - 40), found.start()):
+        # nothing, or a condition, often a tool's own hint: PyTorch's "If you are running on a
+        # CPU-only machine, please use torch.load with map_location=..."
+        return []
+    return [ObservationFact(line, "cpu-intended", found.group(0))]
 
 
 def container_stated(line: Line) -> list[Fact]:
