@@ -331,7 +331,7 @@ def test_a_pod_asking_for_a_mig_instance_or_a_shared_gpu(matrix: Matrix) -> None
 
 
 def test_wsl_refusing_the_gpu(matrix: Matrix) -> None:
-    """microsoft/WSL#10289: NVML in the WSL2 guest, the GPU not passed through."""
+    """microsoft/WSL#9938: NVML in the WSL2 guest, the GPU not passed through."""
     said = (
         "Failed to initialize NVML: GPU access blocked by the operating system\n"
         "Failed to properly shut down NVML: GPU access blocked by the operating system"
