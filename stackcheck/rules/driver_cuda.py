@@ -164,6 +164,15 @@ class MinorVersionCompatibility(Rule):
                 )
 
 
+_PROC_VERSION = "/proc/driver/nvidia/version"
+
+
+def _same_release(a: str, b: str) -> bool:
+    """Whether two driver versions name one release: a package's "535.104" is 535.104.05."""
+    x, y = a.split("."), b.split(".")
+    return x[: len(y)] == y[: len(x)]
+
+
 class DriverLibraryMismatch(Rule):
     id = "SC103"
     name = "driver-library-mismatch"
@@ -174,7 +183,10 @@ class DriverLibraryMismatch(Rule):
         what="Compares the loaded NVIDIA kernel module's version with the version of the "
         "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use, and "
         "reads the verdicts that say they differ (`Failed to initialize NVML: Driver/library "
-        "version mismatch`, `NVRM: API mismatch`).",
+        "version mismatch`, `NVRM: API mismatch`, and said in Chinese: `驱动不一致`). In a pasted "
+        "text, the kernel module is /proc/driver/nvidia/version and the user space a package "
+        "listing's driver packages (`dpkg -l nvidia-smi`, `libnvidia-compute-550`, `libcuda1`, "
+        "`xorg-x11-drv-nvidia-cuda-libs`).",
         why="They must be the same release. After a driver upgrade without a reboot, or a "
         "container carrying its own driver libraries, NVML fails with `Driver/library version "
         "mismatch` and CUDA cannot initialise.",
@@ -195,8 +207,20 @@ class DriverLibraryMismatch(Rule):
             )
             return
         found = ctx.installations(ComponentName.DRIVER)
-        kernel = {i.version for i in found if i.origin == "kernel" and i.version}
-        user = [i for i in found if i.origin == "system" and i.version and i.version not in kernel]
+        # A probe knows each part's origin; a text shows the kernel module as
+        # /proc/driver/nvidia/version and the user space as a package listing's driver packages.
+        kernel = {
+            i.version
+            for i in found
+            if i.version and (i.origin == "kernel" or i.path == _PROC_VERSION)
+        }
+        user = [
+            i
+            for i in found
+            if i.version
+            and (i.origin == "system" or (i.origin == "report" and "package" in i.properties))
+            and not any(_same_release(i.version, k) for k in kernel)
+        ]
         if kernel and user:
             yield self.finding(
                 f"Kernel module {', '.join(sorted(kernel))} but user-space driver "

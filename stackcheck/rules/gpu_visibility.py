@@ -9,7 +9,13 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
-from stackcheck.snapshot.model import UNCOUNTED_RESERVATION, ComponentName, Observation, RunSpec
+from stackcheck.snapshot.model import (
+    UNCOUNTED_RESERVATION,
+    ComponentName,
+    Evidence,
+    Observation,
+    RunSpec,
+)
 
 
 def parallelism(command: str | None) -> int | None:
@@ -40,11 +46,13 @@ class ContainerWithoutGpus(Rule):
     doc = RuleDoc(
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
         "machine with GPUs, or where a process of the report looked for a GPU and found none) "
-        "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, "
+        "for a GPU request: `--gpus`, `--runtime=nvidia`, `nvidia-docker`, a CDI device "
+        "(`--device nvidia.com/gpu=all`, podman and Docker 25+), "
         "`NVIDIA_VISIBLE_DEVICES`, or a compose `deploy.resources.reservations.devices` entry "
         "with `count` or `device_ids` (one with neither requests zero GPUs); "
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
-        "`nvidia.com/gpu` limit. "
+        "`nvidia.com/gpu` limit (or a MIG instance's `nvidia.com/mig-1g.10gb`, a shared GPU's "
+        "`nvidia.com/gpu.shared`). "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause; so does a sentence that "
         "names a GPU request as what was missing or as the fix.",
@@ -58,7 +66,9 @@ class ContainerWithoutGpus(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        unavailable = ctx.snapshot.observations("no-gpu", "cuda-unavailable", "no-gpu-probed")
+        unavailable = ctx.snapshot.observations(
+            "no-gpu", "cuda-unavailable", "no-gpu-probed", "no-gpu-banner"
+        )
         for spec in ctx.snapshot.run_specs:
             if spec.kind not in ("docker-run", "compose", "kubernetes") or spec.gpus is not None:
                 continue
@@ -114,7 +124,10 @@ class ContainerWithoutGpus(Rule):
         cpu_only = any(
             t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
         )
-        if cpu_only or snapshot.observations("torch-cpu-only", "driver-insufficient"):
+        # nvidia-smi said to work there: the GPUs were passed in, the cause lies elsewhere.
+        if cpu_only or snapshot.observations(
+            "torch-cpu-only", "driver-insufficient", "smi-works-stated"
+        ):
             return
         said = [
             e
@@ -144,7 +157,11 @@ class NoGpuVisible(Rule):
         "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
         "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
         "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
-        "a GPU) is info where no GPU, driver or container is shown.",
+        "a GPU) is info where no GPU, driver or container is shown. An image's start-up banner "
+        "(NGC's `The NVIDIA Driver was not detected`) in a container the text shows started "
+        "with a GPU request is info (the banner's check misfires on WSL2), and so is Docker's "
+        "`Unknown runtime specified nvidia` on Docker 19.03 where no `--gpus` request is shown "
+        "(the legacy runtime flag; `--gpus all` needs no registered runtime).",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -158,6 +175,17 @@ class NoGpuVisible(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         probed = ctx.snapshot.observations("no-gpu-probed")
         failed = [o for o in ctx.snapshot.observations("no-gpu") if not _probe_wrapped(o, probed)]
+        # A banner or a legacy flag's refusal that the text itself explains is advice; where
+        # nothing explains it, it counts as a process that found no GPU.
+        for refused, explained in (
+            (ctx.snapshot.observations("no-gpu-banner"), _banner_despite_request(ctx)),
+            (ctx.snapshot.observations("nvidia-runtime-unknown"), _legacy_runtime_flag(ctx)),
+        ):
+            advice = list(explained)
+            for said, evidence in advice:
+                yield self.finding(said, evidence, severity=Severity.INFO)
+            if not advice:
+                failed += refused
         seen = failed or probed
         if not seen:
             return
@@ -200,6 +228,52 @@ class NoGpuVisible(Rule):
             f"The process found no GPU or no NVIDIA driver: {said}.",
             [o.evidence for o in seen[:3]],
         )
+
+
+def _gpu_flag(spec: RunSpec) -> bool:
+    """Whether a container spec asks for GPUs through the container toolkit itself (`--gpus`,
+    a compose reservation, a pod's limit), not through the legacy nvidia runtime or wrapper."""
+    gpus = spec.gpus or ""
+    return bool(gpus) and not gpus.startswith("runtime=") and not gpus.endswith("(nvidia-docker)")
+
+
+def _banner_despite_request(ctx: CheckContext) -> Iterable[tuple[str, list[Evidence]]]:
+    """An image's start-up banner that found no driver ("The NVIDIA Driver was not detected")
+    in a container the text shows started with a GPU request: the banner is the image's own
+    check (it looks for /dev/nvidiactl, which WSL2 does not have), not the process failing."""
+    banner = ctx.snapshot.observations("no-gpu-banner")
+    asked = [s for s in ctx.snapshot.run_specs if s.gpus and s.gpus != "void"]
+    if banner and asked:
+        yield (
+            f"The image's start-up script printed that it found no NVIDIA driver "
+            f"({banner[0].value}), but the container was started with a GPU request "
+            f"({asked[0].gpus}): the script's check misses the GPU on WSL2 (no /dev/nvidiactl); "
+            "`nvidia-smi` inside the container tells whether the GPU is there.",
+            [banner[0].evidence, *asked[0].evidence[:1]],
+        )
+
+
+def _legacy_runtime_flag(ctx: CheckContext) -> Iterable[tuple[str, list[Evidence]]]:
+    """Docker 19.03 (the first to take `--gpus`, whose toolkit packages of the time registered
+    no runtime) refused the nvidia runtime, and the text shows no `--gpus` request failing: the
+    legacy flag (`--runtime=nvidia`, `nvidia-docker`) was used where `--gpus` needs none. From
+    20.10 the toolkit's setup (`nvidia-ctk runtime configure`) registers it, so a refusal there
+    is a setup left undone."""
+    unknown = ctx.snapshot.observations("nvidia-runtime-unknown")
+    if not unknown or any(_gpu_flag(s) for s in ctx.snapshot.run_specs):
+        return
+    for version in ctx.snapshot.observations("docker-version"):
+        major, _, minor = (version.value or "0.0").partition(".")
+        if (19, 3) <= (int(major), int(minor or 0)) < (20, 10):
+            yield (
+                f"Docker has no runtime named nvidia ({unknown[0].value}), and Docker "
+                f"{version.value} takes `--gpus all` through the NVIDIA container toolkit without "
+                "one: `--runtime=nvidia` and `nvidia-docker` are the legacy path (nvidia-docker2). "
+                "Use `--gpus all`; if Docker then says `could not select device driver`, install "
+                "the container toolkit.",
+                [unknown[0].evidence, version.evidence],
+            )
+            return
 
 
 def _probe_wrapped(seen: Observation, probed: list[Observation]) -> bool:
@@ -255,6 +329,8 @@ def granted_gpus(spec: RunSpec) -> int | None:
     whatever CUDA_VISIBLE_DEVICES adds;
     None for ``all``, a runtime alone, or nothing countable."""
     request = spec.gpus or ""
+    if "=all" in request:
+        return None  # a CDI name for every GPU (`nvidia.com/gpu=all`)
     listed = _DEVICE_LIST.search(request)
     if listed is not None:
         ids = [i for i in re.split(r"[,\s]+", listed.group(1).strip("[]'\" ")) if i.strip("'\"")]

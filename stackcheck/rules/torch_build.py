@@ -293,7 +293,9 @@ class TorchMissingArch(Rule):
         "a PyTorch named without its build, `torch==2.1.2`, where no variant of that release "
         "carries the GPU's architecture: a warning; TensorFlow's `not built with CUDA kernel "
         "binaries compatible with compute capability X`, PTX only: a warning); "
-        "reads `no kernel image is available`, and nvcc's `Unsupported gpu architecture "
+        "reads `no kernel image is available` (and NCCL's `Cuda failure 'named symbol not "
+        "found'`, what a library without the GPU's kernels gives under lazy loading), and "
+        "nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
         "compiler older than the GPU).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
@@ -322,8 +324,9 @@ class TorchMissingArch(Rule):
         failures = ctx.snapshot.observations("no-kernel-image")
         if failures and not found:
             yield self.finding(
-                "A CUDA kernel found no code for the GPU (no kernel image is available for "
-                "execution on the device): the build lacks this GPU's architecture.",
+                "A CUDA kernel found no code for the GPU "
+                f"({(failures[0].value or 'no kernel image is available')[:120]}): the build "
+                "lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
             )
         jit = ctx.snapshot.observations("ptx-jit-only")
@@ -379,7 +382,17 @@ class TorchMissingArch(Rule):
         if torch.cuda is None:
             return
         for gpu in ctx.gpus:
-            known = gpu.known
+            # A GPU the matrix does not list shares its first CUDA with the listed GPUs of its
+            # compute capability (CUDA adds an architecture, not a model): an RTX 3090 is an
+            # sm_86 like the A10G, from CUDA 11.1.
+            known = gpu.known or next(
+                (
+                    g
+                    for g in ctx.matrix.matrix.gpu
+                    if g.compute_capability == gpu.compute_capability and g.first_cuda
+                ),
+                None,
+            )
             if known is None:
                 continue
             matrix = Evidence(kind="matrix", source=known.source, detail=f"gpu {known.name}")

@@ -393,6 +393,10 @@ ObservationKind = Literal[
     "dataloader-workers",  # a DataLoader runs worker processes (num_workers > 0)
     "dataloader-worker-died",  # a DataLoader worker exited without saying why (PyTorch's message)
     "debugging-stated",  # the report says a run or a command is for debugging
+    "no-gpu-banner",  # an image's start-up script printed that it found no NVIDIA driver
+    "nvidia-runtime-unknown",  # the Docker daemon has no runtime named nvidia registered
+    "docker-version",  # the Docker engine's version (value: major.minor, "19.03")
+    "smi-works-stated",  # the report says nvidia-smi works where the process runs
 ]
 
 

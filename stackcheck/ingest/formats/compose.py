@@ -83,11 +83,22 @@ def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: 
             spec.memlock_bytes = limit_bytes(value)
     elif key is None and where == "devices" and value.startswith("/dev/"):
         spec.devices.append(value.split(":")[0])
+    elif key is None and where in ("devices", "device_ids") and value:
+        # A CDI name (`- nvidia.com/gpu=all` under `devices:`, Compose 2.2x+) or an item of a
+        # block `device_ids:` list: each names one GPU unless it names them all.
+        if where == "devices" and not value.startswith("nvidia.com/gpu="):
+            return
+        every = value == "all" or value.endswith("=all")
+        spec.gpus = f"{spec.gpus} {value}" if spec.gpus else value
+        spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
     elif key is None and where == "volumes":
         spec.volumes.append(value)
+    elif key == "device_ids" and not value:
+        spec.gpus, spec.gpu_count = "device_ids", None  # a block list follows
     elif key == "device_ids":
         ids = flow_list(value)
-        spec.gpus, spec.gpu_count = f"device_ids {ids}", len(ids)
+        every = any(i == "all" or i.endswith("=all") for i in ids)
+        spec.gpus, spec.gpu_count = f"device_ids {ids}", None if every else len(ids)
     elif key == "count" and "devices" in sub:
         spec.gpus = f"count {value}"
         spec.gpu_count = int(value) if value.isdigit() else spec.gpu_count

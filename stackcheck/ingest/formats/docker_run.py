@@ -174,6 +174,15 @@ def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) 
         spec.memlock_bytes = limit_bytes(value.split("=", 1)[1].split(":")[0])
     elif name == "--device":
         spec.devices.append(value.split(":")[0])
+        cdi = _CDI_GPU.match(value.strip("'\""))
+        if cdi is not None:
+            # A CDI device (podman, Docker 25+): `nvidia.com/gpu=all`, `=0`, a GPU's UUID; each
+            # --device names one GPU unless it names them all.
+            named = value.strip("'\"")
+            first = spec.gpus is None
+            spec.gpus = named if first else f"{spec.gpus},{named}"
+            every = cdi.group(1) == "all" or (not first and spec.gpu_count is None)
+            spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
     elif name == "--privileged":
         spec.privileged = True
     elif name in ("-e", "--env"):
@@ -210,6 +219,12 @@ def _wrapped_before_image(line: Line, segment: Sequence[Line]) -> bool:
     )
 
 
+# A GPU requested as a CDI device: `--device nvidia.com/gpu=all` (or an index, a UUID, a MIG id).
+_CDI_GPU = re.compile(r"^nvidia\.com/gpu=([\w:.-]{1,80})$")
+
+# Quotes that close a command named inside a sentence (Markdown's backtick, plain and curly).
+_QUOTES = frozenset("`'\"\u2019\u201d")
+
 # Words that follow "docker run" in a sentence about it, where an image would stand in a command.
 _PROSE_WORDS = frozenset(
     "means when with without and or but to is was will would does did can could fails failed "  # noqa: SIM905
@@ -236,8 +251,10 @@ class DockerRun(Format):
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         named = _START.search(lines[0].raw)
-        if named is not None and lines[0].raw[named.end() : named.end() + 1] == "`":
-            return []  # "`docker run` when using ...": the command named in a sentence
+        if named is not None and lines[0].raw[named.end() : named.end() + 1] in _QUOTES:
+            # "`docker run` when using ...", an image's banner "Use 'nvidia-docker run' to
+            # start this container": the command named in a sentence, not one that ran
+            return []
         spec, facts = run_spec(joined(lines), lines)
         if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
             return []  # "for docker run means that ...": a sentence about the command

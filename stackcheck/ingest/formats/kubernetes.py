@@ -26,10 +26,22 @@ _RESOURCES_JSON = re.compile(
 )
 
 
+# The device plugin's other GPU resources: a MIG instance (`nvidia.com/mig-1g.10gb`, the mixed
+# strategy) and a renamed shared GPU (`nvidia.com/gpu.shared`, time-slicing or MPS).
+_GPU_RESOURCES = re.compile(
+    r"^nvidia\.com/(?:gpu|mig-\d{1,2}g\.\d{1,3}gb(?:\+[\w.]{1,20})?|gpu\.[\w-]{1,30})$"
+)
+
+
 def _resources(spec: RunSpec, resources: dict[str, str]) -> None:
-    gpus = resources.get(GPU_RESOURCE)
-    if gpus is not None:
-        spec.gpus, spec.gpu_count = f"{GPU_RESOURCE}: {gpus}", count_ids(str(gpus))
+    name = (
+        GPU_RESOURCE
+        if GPU_RESOURCE in resources
+        else next((k for k in resources if _GPU_RESOURCES.match(k)), None)
+    )
+    if name is not None:
+        gpus = resources[name]
+        spec.gpus, spec.gpu_count = f"{name}: {gpus}", count_ids(str(gpus))
     efa = resources.get(EFA_RESOURCE)
     count = int(efa) if efa is not None and str(efa).isdigit() else None
     spec.efa_requested = count if count is not None else (spec.efa_requested or 0)

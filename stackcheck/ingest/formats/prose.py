@@ -116,6 +116,12 @@ _CONTAINER = re.compile(
     re.IGNORECASE,
 )
 _BUILDING = re.compile(r"\bbuil(?:d|ds|ding|t)\b|dockerfile", re.IGNORECASE)
+# Docker Compose's own output once the report's containers run (`Attaching to NAME`, v2's
+# `⠿ Container NAME Running`); not the `up` command, which may have failed to create them.
+_COMPOSE_UP = re.compile(
+    r"^\s{0,4}Attaching\sto\s[\w.-]+(?:,\s[\w.-]+){0,20}\s*$|"
+    r"[\u283f\u2714]\sContainer\s[\w.-]+\s{1,200}(?:Running|Started|Created|Recreated)\b"
+)
 
 
 _FABRIC = re.compile(
@@ -360,6 +366,8 @@ _MIG = re.compile(
     r"\b(?i:turn(?:s|ed|ing)?\son\s(?:the\s)?mig|turn(?:s|ed|ing)?\s(?:the\s)?mig(?:\smode)?\son)\b|"
     r"\b(?i:I|we|they|had|have|has|was|were)\s(?:\w{1,12}\s)?enabled\s(?:the\s)?MIG\b|"
     r"\bMIG[-\s](?:enabled|partitioned)\b|"
+    # "any partitioned Nvidia A100 card": only a MIG-capable GPU is partitioned (MIG is how)
+    r"\b(?i:partitioned)\s(?:(?i:nvidia)\s)?(?:A100|A30|H100|H200|H800|H20|B200|B300|GB200)\b|"
     r"\bMIG\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
     # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
     r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\sMIG\b"
@@ -371,9 +379,21 @@ def mig_stated(line: Line) -> list[Fact]:
     """MIG, where a sentence of the line says the GPUs are in MIG mode."""
     for sentence in _SENTENCE.split(line.text):
         found = _MIG.search(sentence)
-        if found is not None and not _DOUBT.search(sentence):
+        # Doubt counts in the clause that says it: "MIG is enabled, but no GPU instance was
+        # created" states MIG; "MIG is not enabled, but ..." does not.
+        if found is not None and not _DOUBT.search(_clause(sentence, found.start(), found.end())):
             return [ObservationFact(line, "mig-stated", found.group(0))]
     return []
+
+
+_CONTRAST = re.compile(r",?\s\b(?:but|however|yet|whereas)\b", re.IGNORECASE)
+
+
+def _clause(sentence: str, start: int, end: int) -> str:
+    """The part of ``sentence`` around [start, end) that no "but" separates from it."""
+    before = [m.end() for m in _CONTRAST.finditer(sentence, 0, start)]
+    after = _CONTRAST.search(sentence, end)
+    return sentence[before[-1] if before else 0 : after.start() if after else len(sentence)]
 
 
 def _asserted(sentence: str) -> bool:
@@ -484,6 +504,9 @@ def gpu_request_stated(line: Line) -> list[Fact]:
     return []
 
 
+_IF_BEFORE = re.compile(r"\b[Ii]f\b[^.?!;]{0,40}$")
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
@@ -493,11 +516,18 @@ def cpu_stated(line: Line) -> list[Fact]:
     if found is None:
         said = _CPU_SAID.search(line.text)
         found = None if said is None or _CPU_SYMPTOM.search(line.text) else said
-    return [] if found is None else [ObservationFact(line, "cpu-intended", found.group(0))]
+    if found is None or _IF_BEFORE.search(line.text, max(0, found.start() - 40), found.start()):
+        # nothing, or a condition, often a tool's own hint: PyTorch's "If you are running on a
+        # CPU-only machine, please use torch.load with map_location=..."
+        return []
+    return [ObservationFact(line, "cpu-intended", found.group(0))]
 
 
 def container_stated(line: Line) -> list[Fact]:
     """That the reported process ran in a container, when the sentence says so."""
+    found = _COMPOSE_UP.search(line.text)
+    if found is not None:
+        return [ContainerFact(line, found.group(0).strip())]
     found = _CONTAINER.search(line.text)
     if found is None or _BUILDING.search(line.text):
         return []

@@ -39,8 +39,12 @@ _PACKAGES = (
     ),
     (
         re.compile(
-            r"^(?:nvidia-driver(?:-cuda)?|libnvidia-compute|nvidia-compute-utils|nvidia-utils|"
-            r"nvidia-kernel-common|cuda-drivers)(?:-\d{3})?(?:-server|-open)?$"
+            # Ubuntu's and NVIDIA's names, then Debian's (nvidia-smi, libnvidia-ml1, libcuda1)
+            # and NVIDIA's and RPM Fusion's RPMs: each one the user-space driver of its release
+            r"^(?:nvidia-driver(?:-cuda|-libs|-cuda-libs|-NVML|-bin)?|libnvidia-compute|"
+            r"nvidia-compute-utils|nvidia-utils|nvidia-kernel-common|cuda-drivers|nvidia-smi|"
+            r"libnvidia-ml1?|libcuda1|libnvidia-cfg1|libnvidia-ptxjitcompiler1|"
+            r"xorg-x11-drv-nvidia(?:-cuda-libs|-cuda|-libs)?)(?:-\d{3})?(?:-server|-open)?$"
         ),
         ComponentName.DRIVER,
         re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
