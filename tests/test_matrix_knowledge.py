@@ -50,3 +50,32 @@ def test_a_cuda_10_or_11_0_wheel_on_an_ampere_card(matrix: Matrix) -> None:
     assert "SC202" not in findings(matrix, "torch==1.7.1+cu110\n\n" + RTX_3090)
     assert findings(matrix, "torch==1.10.2+cu102\n\n" + A100)["SC202"] is Severity.ERROR
     assert "SC202" not in findings(matrix, "torch==1.10.2+cu113\n\n" + A100)
+
+
+@pytest.mark.parametrize(
+    ("cuda", "driver"), [("5.0", "304.54"), ("5.5", "319.37"), ("6.0", "331.62"), ("6.5", "340.21")]
+)
+def test_the_driver_table_goes_back_to_cuda_5(matrix: Matrix, cuda: str, driver: str) -> None:
+    release = MatrixIndex(matrix).cuda_release(cuda)
+    assert release is not None and release.min_driver == driver
+
+
+NVCC_65 = "Cuda compilation tools, release 6.5, V6.5.12\n"
+
+
+def test_a_cuda_6_toolkit_is_known(matrix: Matrix) -> None:
+    assert "SC901" not in findings(matrix, NVCC_65)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # 939 (NVIDIA/nvidia-docker#68): the 1.0 betas print the image's CUDA first.
+        "nvidia-docker | 2016/04/09 00:07:59 Error: unsupported CUDA version: 7.5 < 6.5",
+        "Error: unsupported CUDA version: 8.0 < 7.5",
+        # the later 1.x wording, read by the catalogue's older entry
+        "nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0",
+    ],
+)
+def test_nvidia_docker_1_refusing_an_image_newer_than_the_driver(matrix: Matrix, line: str) -> None:
+    assert findings(matrix, NVCC_65 + line + "\n")["SC101"] is Severity.ERROR
