@@ -6,9 +6,20 @@ from __future__ import annotations
 
 import pytest
 
+from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix, MatrixIndex
 from tests.test_triage_gpu_stack import findings
+
+
+def worst(matrix: Matrix, text: str, rule: str) -> Severity | None:
+    """The loudest finding of ``rule`` (a rule may report several known issues at once)."""
+    order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    mine = [f.severity for f in report.findings if f.id == rule]
+    return max(mine, key=order.index) if mine else None
+
 
 RTX_3090 = "I have a RTX 3090 graphics card.\n"
 A100 = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1c2d3e4f-0000-1111-2222-333344445555)\n"
@@ -79,3 +90,90 @@ def test_a_cuda_6_toolkit_is_known(matrix: Matrix) -> None:
 )
 def test_nvidia_docker_1_refusing_an_image_newer_than_the_driver(matrix: Matrix, line: str) -> None:
     assert findings(matrix, NVCC_65 + line + "\n")["SC101"] is Severity.ERROR
+
+
+OLD_NCCL_FAILURE = (
+    "host:2532579:2532579 [0] enqueue.cc:336 NCCL WARN Cuda failure 'invalid resource handle'\n"
+)
+
+
+def test_pytorch_23_on_an_nccl_older_than_2_13(matrix: Matrix) -> None:
+    """902 (pytorch/pytorch#130414): PyTorch 2.3's single-device communicators fail in NCCL
+    2.12's enqueue with 'invalid resource handle' (the numberless CUDACHECK wording of NCCL before
+    2.18); the same failure with NCCL 2.13, or under PyTorch 2.2, is not that issue."""
+    nccl = "host:1:1 [0] NCCL INFO NCCL version 2.12.10+cuda11.6\n"
+    found = findings(matrix, "torch==2.3.1\n\n" + nccl + OLD_NCCL_FAILURE)
+    assert found["SC311"] is Severity.WARNING  # the reporter's word, not NCCL's notes: unsure
+    newer = "host:1:1 [0] NCCL INFO NCCL version 2.13.4+cuda11.7\n"
+    assert "SC311" not in findings(matrix, "torch==2.3.1\n\n" + newer + OLD_NCCL_FAILURE)
+    assert "SC311" not in findings(matrix, "torch==2.2.2\n\n" + nccl + OLD_NCCL_FAILURE)
+    assert "SC311" not in findings(matrix, "torch==2.3.1\n\n" + nccl)  # no failure shown
+
+
+SHM_217 = (
+    "[2025-09-09 23:51:24] 9b405963aa12:774:854 [0] transport/shm.cc:590 NCCL WARN Cuda failure "
+    "217 'peer access is not supported between these two devices'\n"
+)
+
+
+@pytest.mark.parametrize("version", ["2.24.3", "2.27.3", "2.28.9"])
+def test_cumem_host_shm_without_peer_access(matrix: Matrix, version: str) -> None:
+    """910 (NVIDIA/nccl#1838): cuMem host memory in the SHM transport on GPUs without P2P."""
+    stated = f"### NCCL Version\n\n{version}+cu128\n\n"
+    assert worst(matrix, stated + SHM_217, "SC311") is Severity.WARNING
+
+
+def test_the_shm_failure_is_not_blamed_on_older_nccl_or_other_places(matrix: Matrix) -> None:
+    older = "### NCCL Version\n\n2.23.4+cu124\n\n" + SHM_217
+    assert worst(matrix, older, "SC311") in (None, Severity.INFO)
+    p2p = SHM_217.replace("transport/shm.cc", "transport/p2p.cc")
+    elsewhere = "### NCCL Version\n\n2.27.3+cu128\n\n" + p2p
+    assert worst(matrix, elsewhere, "SC311") in (None, Severity.INFO)
+
+
+DMABUF = "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported\n"
+
+
+def test_the_dmabuf_fallback_issue_needs_its_failure(matrix: Matrix) -> None:
+    """303 (NVIDIA/nccl#778): NCCL 2.13's DMA-BUF registration refused by an old RDMA stack. A
+    healthy NCCL 2.13 log says nothing of it: no warning on the version alone."""
+    version = "host:1:1 [0] NCCL INFO NCCL version 2.13.4+cuda11.7\n"
+    assert findings(matrix, version + DMABUF)["SC311"] is Severity.WARNING
+    assert "SC311" not in findings(matrix, version)
+    enomem = DMABUF.replace("Operation not supported", "Cannot allocate memory")
+    assert "SC311" not in findings(matrix, version + enomem)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The job hangs at the first all-reduce.",
+        "Training is stuck after step 347.",
+        "wedged 7/7 trials between step 0 and 347",
+        "It hung indefinitely on NCCL broadcast during multinode training.",
+        "There is a deadlock during all-to-all connection establishment.",
+    ],
+)
+def test_a_known_hang_needs_a_hang(matrix: Matrix, said: str) -> None:
+    """NCCL 2.28.3-2.28.8's proxy-ordering hang and aws-ofi-nccl 1.18.0's broadcast hang are
+    reported where the report says the job hangs (or a watchdog timed out), not on the version."""
+    nccl = "host:1:1 [0] NCCL INFO NCCL version 2.28.7+cuda12.9\n"
+    assert worst(matrix, nccl + said + "\n", "SC311") is Severity.WARNING
+    assert worst(matrix, nccl, "SC311") in (None, Severity.INFO)
+    ofi = "host:1:1 [0] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.18.0\n"
+    assert worst(matrix, ofi + said + "\n", "SC452") is Severity.WARNING
+    assert worst(matrix, ofi, "SC452") in (None, Severity.INFO)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The job no longer hangs with 2.29.2.",
+        "It does not hang anymore.",
+        "It didn't hang after the upgrade.",
+        "Please hang on, I will post the log.",
+    ],
+)
+def test_a_hang_denied_is_no_hang(matrix: Matrix, said: str) -> None:
+    nccl = "host:1:1 [0] NCCL INFO NCCL version 2.28.7+cuda12.9\n"
+    assert worst(matrix, nccl + said + "\n", "SC311") in (None, Severity.INFO)

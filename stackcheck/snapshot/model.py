@@ -390,6 +390,8 @@ ObservationKind = Literal[
     "pcie-downgrade-stated",  # the report says a PCIe link runs below its capability
     "slurmd-named",  # Slurm's node daemon is named: a limit shown for it is every job's
     "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
+    "ib-dmabuf-failed",  # NCCL's ibv_reg_dmabuf_mr failed (value: the error): DMA-BUF registration
+    "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
 ]
 
 
