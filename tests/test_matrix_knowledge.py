@@ -85,7 +85,8 @@ def test_a_cuda_6_toolkit_is_known(matrix: Matrix) -> None:
         "nvidia-docker | 2016/04/09 00:07:59 Error: unsupported CUDA version: 7.5 < 6.5",
         "Error: unsupported CUDA version: 8.0 < 7.5",
         # the later 1.x wording, read by the catalogue's older entry
-        "nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0",
+        "nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < "
+        "image 8.0",
     ],
 )
 def test_nvidia_docker_1_refusing_an_image_newer_than_the_driver(matrix: Matrix, line: str) -> None:
@@ -131,7 +132,10 @@ def test_the_shm_failure_is_not_blamed_on_older_nccl_or_other_places(matrix: Mat
     assert worst(matrix, elsewhere, "SC311") in (None, Severity.INFO)
 
 
-DMABUF = "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported\n"
+DMABUF = (
+    "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not "
+    "supported\n"
+)
 
 
 def test_the_dmabuf_fallback_issue_needs_its_failure(matrix: Matrix) -> None:
