@@ -181,3 +181,14 @@ def test_a_known_hang_needs_a_hang(matrix: Matrix, said: str) -> None:
 def test_a_hang_denied_is_no_hang(matrix: Matrix, said: str) -> None:
     nccl = "host:1:1 [0] NCCL INFO NCCL version 2.28.7+cuda12.9\n"
     assert worst(matrix, nccl + said + "\n", "SC311") in (None, Severity.INFO)
+
+
+def test_a_series_is_checked_from_its_first_release(matrix: Matrix) -> None:
+    """`NCCL 2.19` (the NGC 23.11 image's, as 913 states it) is every 2.19 release, the first of
+    which is 2.19.1: the cuMem all-to-all hang of >=2.19.1,<2.20.3 holds all of them, so a stack
+    that sets NCCL_CUMEM_ENABLE=1 has it. The DMA-BUF issue of >=2.13,<2.14.3 does not hold all
+    of 2.14, so `NCCL 2.14` is not reported for it."""
+    setting = "export NCCL_CUMEM_ENABLE=1\n"
+    assert worst(matrix, "NCCL version: 2.19\n" + setting, "SC311") is Severity.WARNING
+    assert worst(matrix, "NCCL version: 2.20\n" + setting, "SC311") in (None, Severity.INFO)
+    assert worst(matrix, "NCCL version: 2.14\n" + DMABUF, "SC311") in (None, Severity.INFO)
