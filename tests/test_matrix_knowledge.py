@@ -192,3 +192,35 @@ def test_a_series_is_checked_from_its_first_release(matrix: Matrix) -> None:
     assert worst(matrix, "NCCL version: 2.19\n" + setting, "SC311") is Severity.WARNING
     assert worst(matrix, "NCCL version: 2.20\n" + setting, "SC311") in (None, Severity.INFO)
     assert worst(matrix, "NCCL version: 2.14\n" + DMABUF, "SC311") in (None, Severity.INFO)
+
+
+@pytest.mark.parametrize(
+    ("name", "known", "cc"),
+    [
+        ("NVIDIA GeForce RTX 3090", "GeForce RTX 3090", "8.6"),
+        ("NVIDIA GeForce RTX 2080 Ti", "GeForce RTX 2080 Ti", "7.5"),
+        ("NVIDIA GeForce RTX 2080 SUPER", "GeForce RTX 2080", "7.5"),
+        ("NVIDIA GeForce GTX 1080 Ti", "GeForce GTX 1080 Ti", "6.1"),
+        ("Tesla P100-PCIE-16GB", "Tesla P100", "6.0"),
+        ("Tesla K80", "Tesla K80", "3.7"),
+        ("NVIDIA A800-SXM4-80GB", "A800", "8.0"),
+        ("NVIDIA A100-SXM4-80GB", "A100 80GB", "8.0"),
+        ("NVIDIA RTX A6000", "RTX A6000", "8.6"),
+    ],
+)
+def test_gpus_that_reports_name(matrix: Matrix, name: str, known: str, cc: str) -> None:
+    gpu = MatrixIndex(matrix).gpu(name)
+    assert gpu is not None and gpu.name == known and gpu.compute_capability == cc
+
+
+def test_a_cuda_13_build_on_pascal(matrix: Matrix) -> None:
+    """CUDA 13 dropped Pascal: a build for it has nothing for a GTX 1080 (here a source build
+    whose arch list the matrix does not know: the CUDA release and the GPU table decide)."""
+    gpu = "GPU 0: NVIDIA GeForce GTX 1080 (UUID: GPU-1c2d3e4f-0000-1111-2222-333344445555)\n"
+    found = worst(
+        matrix,
+        "PyTorch version: 1.13.0a0+git1234\nIs debug build: False\nCUDA used "
+        "to build PyTorch: 13.0\n" + gpu,
+        "SC202",
+    )
+    assert found in (Severity.WARNING, Severity.ERROR)
