@@ -224,3 +224,22 @@ def test_a_cuda_13_build_on_pascal(matrix: Matrix) -> None:
         "SC202",
     )
     assert found in (Severity.WARNING, Severity.ERROR)
+
+
+H100 = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1c2d3e4f-0000-1111-2222-333344445555)\n"
+
+
+def test_nccl_before_hopper_support_on_an_h100(matrix: Matrix) -> None:
+    """NCCL 2.15.1 added H100 (sm90): 2.14.3 (PyTorch 2.0's pin) on an H100 predates it."""
+    old = "host:1:1 [0] NCCL INFO NCCL version 2.14.3+cuda11.7\n"
+    assert worst(matrix, old + H100, "SC312") is Severity.WARNING
+    new = "host:1:1 [0] NCCL INFO NCCL version 2.15.5+cuda11.8\n"
+    assert worst(matrix, new + H100, "SC312") is None
+    ampere = "host:1:1 [0] NCCL INFO NCCL version 2.7.8+cuda11.0\n"
+    assert worst(matrix, ampere + A100, "SC312") is None
+
+
+@pytest.mark.parametrize(("version", "api"), [("2.7.8", 3), ("2.10.3", 4), ("2.12.12", 5)])
+def test_old_nccl_releases_know_their_net_api(matrix: Matrix, version: str, api: int) -> None:
+    release = MatrixIndex(matrix).nccl_release(version)
+    assert release is not None and release.net_api == api
