@@ -243,3 +243,12 @@ def test_nccl_before_hopper_support_on_an_h100(matrix: Matrix) -> None:
 def test_old_nccl_releases_know_their_net_api(matrix: Matrix, version: str, api: int) -> None:
     release = MatrixIndex(matrix).nccl_release(version)
     assert release is not None and release.net_api == api
+
+
+def test_dgx_spark_needs_nccl_2_27_3(matrix: Matrix) -> None:
+    index = MatrixIndex(matrix)
+    gb10 = index.gpu("NVIDIA GB10")
+    assert gb10 is not None and gb10.compute_capability == "12.1"
+    first = index.nccl_first_for(gb10)
+    assert first is not None and first.version == "2.27.3"
+    assert index.gpu("NVIDIA GB200") is not None and index.gpu("NVIDIA GB200").name == "GB200"  # type: ignore[union-attr]
