@@ -252,3 +252,8 @@ def test_dgx_spark_needs_nccl_2_27_3(matrix: Matrix) -> None:
     first = index.nccl_first_for(gb10)
     assert first is not None and first.version == "2.27.3"
     assert index.gpu("NVIDIA GB200") is not None and index.gpu("NVIDIA GB200").name == "GB200"  # type: ignore[union-attr]
+
+
+def test_the_1_12_pypi_wheel_is_cu102(matrix: Matrix) -> None:
+    """torch 1.12's PyPI wheel is the CUDA 10.2 build: no Ampere code."""
+    assert findings(matrix, "torch==1.12.1+cu102\n\n" + A100)["SC202"] is Severity.ERROR
