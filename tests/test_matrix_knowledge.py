@@ -257,3 +257,9 @@ def test_dgx_spark_needs_nccl_2_27_3(matrix: Matrix) -> None:
 def test_the_1_12_pypi_wheel_is_cu102(matrix: Matrix) -> None:
     """torch 1.12's PyPI wheel is the CUDA 10.2 build: no Ampere code."""
     assert findings(matrix, "torch==1.12.1+cu102\n\n" + A100)["SC202"] is Severity.ERROR
+
+
+def test_a_series_the_table_has_is_not_unknown(matrix: Matrix) -> None:
+    """`NCCL 2.19` is checked as its series (above), so SC901 does not say it was not."""
+    assert "SC901" not in findings(matrix, "NCCL version: 2.19\n")
+    assert "SC901" in findings(matrix, "NCCL version: 2.6\n")  # no 2.6 release in the table
