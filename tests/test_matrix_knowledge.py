@@ -263,3 +263,28 @@ def test_a_series_the_table_has_is_not_unknown(matrix: Matrix) -> None:
     """`NCCL 2.19` is checked as its series (above), so SC901 does not say it was not."""
     assert "SC901" not in findings(matrix, "NCCL version: 2.19\n")
     assert "SC901" in findings(matrix, "NCCL version: 2.6\n")  # no 2.6 release in the table
+
+
+def smi(driver: str, gpu: str) -> str:
+    return (
+        f"| NVIDIA-SMI {driver}              Driver Version: {driver}      "
+        "CUDA Version: 12.2     |\n"
+        f"GPU 0: {gpu} (UUID: GPU-1c2d3e4f-0000-1111-2222-333344445555)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("driver", "gpu", "expected"),
+    [
+        ("590.44.01", "Tesla V100-SXM2-16GB", Severity.ERROR),  # R580 is Volta's last
+        ("580.95.05", "Tesla V100-SXM2-16GB", None),
+        ("535.129.03", "Tesla K80", Severity.ERROR),  # R470 is Kepler's last
+        ("470.256.02", "Tesla K80", None),
+        ("590.44.01", "NVIDIA GeForce GTX 1080 Ti", Severity.ERROR),
+        ("590.44.01", "NVIDIA H100 80GB HBM3", None),  # no last branch: still supported
+    ],
+)
+def test_a_driver_branch_past_the_gpus_last(
+    matrix: Matrix, driver: str, gpu: str, expected: Severity | None
+) -> None:
+    assert worst(matrix, smi(driver, gpu), "SC1406") is expected

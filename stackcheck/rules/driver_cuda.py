@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
 
 def _compat_libraries(ctx: CheckContext) -> list[Installation]:
@@ -283,3 +284,44 @@ class ForwardCompatInUse(Rule):
                     f"{short.compat.version} in {short.compat.path}.",
                     [*short.driver.evidence, *short.compat.evidence],
                 )
+
+
+class DriverDropsGpu(Rule):
+    id = "SC1406"
+    name = "driver-drops-gpu"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    lowest = Severity.WARNING
+    title = "Driver branch newer than the GPU's last"
+    doc = RuleDoc(
+        what="Compares the driver's branch with the last branch that supports each GPU (the "
+        "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta).",
+        why="A driver of a later branch does not take the GPU at all: the kernel module says "
+        "the GPU is supported through a legacy driver, nvidia-smi finds no devices and CUDA "
+        "sees none.",
+        example="Driver 590.44.01 on a Tesla V100, or 535.129.03 on a Tesla K80.",
+        fix="Install the GPU's last branch (R580 for a V100 or a Pascal card, R470 for a K80) "
+        "with a CUDA it supports, or move the job to a newer GPU.",
+        references=(
+            "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        driver = ctx.driver
+        branch = versions.major(driver.version) if driver is not None else None
+        if driver is None or branch is None:
+            return
+        for gpu in ctx.gpus:
+            last = gpu.known.last_driver_branch if gpu.known is not None else None
+            if gpu.known is None or last is None or branch <= last:
+                continue
+            matrix = Evidence(
+                kind="matrix", source=gpu.known.source, detail=f"gpu {gpu.known.name}"
+            )
+            yield self.finding(
+                f"Driver {driver.version} (R{branch}) does not support {gpu.name}: R{last} is the "
+                f"last branch for {gpu.known.architecture} GPUs.",
+                [*driver.evidence[:1], *gpu.evidence[:1], matrix],
+                severity=self.capped(gpu.known.unsure),
+            )
