@@ -288,3 +288,16 @@ def test_a_driver_branch_past_the_gpus_last(
     matrix: Matrix, driver: str, gpu: str, expected: Severity | None
 ) -> None:
     assert worst(matrix, smi(driver, gpu), "SC1406") is expected
+
+
+def test_the_kernel_module_ignoring_a_legacy_gpu(matrix: Matrix) -> None:
+    """charmed-kubernetes/kubernetes-docs#647: driver 510 on a p2's Tesla K80, as NVRM says it."""
+    nvrm = (
+        "> NVRM: The NVIDIA Tesla K80 GPU installed in this system is\n"
+        "> NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n"
+        "> NVRM:  visit http://www.nvidia.com/object/unix.html for more\n"
+        "> NVRM:  information.  The 510.47.03 NVIDIA driver will ignore\n"
+        "> NVRM:  this GPU.  Continuing probe...\n"
+        "> NVRM: No NVIDIA GPU found.\n"
+    )
+    assert worst(matrix, nvrm, "SC1406") is Severity.ERROR

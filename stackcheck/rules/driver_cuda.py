@@ -295,7 +295,9 @@ class DriverDropsGpu(Rule):
     title = "Driver branch newer than the GPU's last"
     doc = RuleDoc(
         what="Compares the driver's branch with the last branch that supports each GPU (the "
-        "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta).",
+        "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta), "
+        "and reads the kernel module's `supported through the NVIDIA 470.xx Legacy drivers` "
+        "(the driver ignores that GPU).",
         why="A driver of a later branch does not take the GPU at all: the kernel module says "
         "the GPU is supported through a legacy driver, nvidia-smi finds no devices and CUDA "
         "sees none.",
@@ -309,6 +311,15 @@ class DriverDropsGpu(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         driver = ctx.driver
+        legacy = ctx.snapshot.observations("gpu-legacy-driver")
+        if legacy:
+            # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
+            yield self.finding(
+                "The driver ignores a GPU here: the kernel module says it is supported only "
+                f"through the R{legacy[0].value} legacy branch.",
+                [legacy[0].evidence] + (driver.evidence[:1] if driver else []),
+            )
+            return
         branch = versions.major(driver.version) if driver is not None else None
         if driver is None or branch is None:
             return

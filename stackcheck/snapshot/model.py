@@ -392,6 +392,7 @@ ObservationKind = Literal[
     "peermem-listed",  # lsmod lists a peer-memory module (nvidia_peermem, nv_peer_mem) as loaded
     "ib-dmabuf-failed",  # NCCL's ibv_reg_dmabuf_mr failed (value: the error): DMA-BUF registration
     "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
+    "gpu-legacy-driver",  # NVRM: a GPU is supported only through a legacy branch (value: "470")
 ]
 
 
