@@ -286,6 +286,10 @@ class ForwardCompatInUse(Rule):
                 )
 
 
+# NVIDIA's table of which driver branch supports which GPU architecture.
+_ARCH_MATRIX = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
+
+
 class DriverDropsGpu(Rule):
     id = "SC1406"
     name = "driver-drops-gpu"
@@ -298,20 +302,16 @@ class DriverDropsGpu(Rule):
         "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta), "
         "and reads the kernel module's `supported through the NVIDIA 470.xx Legacy drivers` "
         "(the driver ignores that GPU).",
-        why="A driver of a later branch does not take the GPU at all: the kernel module says "
-        "the GPU is supported through a legacy driver, nvidia-smi finds no devices and CUDA "
-        "sees none.",
+        why="A later branch does not take the GPU at all: NVRM names the legacy branch to use, "
+        "nvidia-smi finds no devices, and CUDA sees none.",
         example="Driver 590.44.01 on a Tesla V100, or 535.129.03 on a Tesla K80.",
         fix="Install the GPU's last branch (R580 for a V100 or a Pascal card, R470 for a K80) "
         "with a CUDA it supports, or move the job to a newer GPU.",
-        references=(
-            "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html",
-        ),
+        references=(_ARCH_MATRIX,),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        driver = ctx.driver
-        legacy = ctx.snapshot.observations("gpu-legacy-driver")
+        legacy, driver = ctx.snapshot.observations("gpu-legacy-driver"), ctx.driver
         if legacy:
             # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
             yield self.finding(
