@@ -225,7 +225,7 @@ def test_gpu_conditions_and_new_gpus_name_known_gpus(matrix: Matrix) -> None:
 
 def test_known_issues_are_listed_under_an_affected_release(matrix: Matrix) -> None:
     """An issue sits under the first release it affects, so `matrix nccl X` finds it there; an
-    issue of releases older than the table (NCCL 1.x, 2.13) sits under the table's first entry."""
+    issue of releases older than the table (NCCL 1.x) sits under the table's first entry."""
     index = MatrixIndex(matrix)
     for table in (matrix.nccl, matrix.ofi_nccl, matrix.efa_installer):
         oldest = min((e.version for e in table), key=versions.key)
@@ -240,7 +240,10 @@ def test_gb200_support_is_a_fact_of_the_nccl_table(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     first = index.nccl_first_for(index.gpu("NVIDIA GB200"))  # type: ignore[arg-type]
     assert first is not None and first.version == "2.27.5"
-    assert index.nccl_first_for(index.gpu("NVIDIA H100 80GB HBM3")) is None  # type: ignore[arg-type]
+    hopper = index.nccl_first_for(index.gpu("NVIDIA H100 80GB HBM3"))  # type: ignore[arg-type]
+    assert hopper is not None and hopper.version == "2.15.1"  # 'Add support for H100 (sm90)'
+    ampere = index.nccl_first_for(index.gpu("NVIDIA A10G"))  # type: ignore[arg-type]
+    assert ampere is not None and ampere.version == "2.7.3"
 
 
 def test_cuda_11_0_runs_on_its_own_ga_driver(matrix: Matrix) -> None:

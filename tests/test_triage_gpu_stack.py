@@ -196,8 +196,8 @@ def test_a_cuda_runtime_of_one_release_not_found(matrix: Matrix) -> None:
 def test_a_message_a_terminal_cut_at_a_fixed_width(matrix: Matrix) -> None:
     """367: docker's error, cut every 136 columns mid-word ("unsatisfied condi" / "tion: cuda
     >= 9.0"), joins without a space; a wrapped sentence keeps its space."""
-    # SC901: the GTX 1080 the reporter names ("with GTX1080") is not in the matrix (advice)
-    assert findings(matrix, body("367")) == {"SC101": Severity.ERROR, "SC901": Severity.INFO}
+    # the GTX 1080 the reporter names ("with GTX1080") is in the matrix: no SC901
+    assert findings(matrix, body("367")) == {"SC101": Severity.ERROR}
     cut = "x" * 70 + " nvidia-container-cli: requirement error: unsatisfied condi"
     tail = "tion: cuda >= 9.0 please update your driver"
     same = f"{cut}\n{tail.ljust(len(cut), '.')}"

@@ -22,17 +22,25 @@ GpuT = TypeVar("GpuT", bound=HasMatrixGpu)
 InstalledT = TypeVar("InstalledT")
 
 
-def reported_for(issue: KnownIssue, version: str | None) -> bool:
+def reported_for(issue: KnownIssue, version: str | None, releases: Iterable[str] = ()) -> bool:
     """A bug (documented behaviours are shown, never reported) whose range holds ``version``.
-    A version stated without its patch number ("NCCL 2.13") is every release of that series:
-    it is held only when the range holds the series' first and last patch alike."""
-    if issue.kind != "bug" or versions.matches(version, issue.affected) is not True:
-        return False
+    A version stated without its patch number ("NCCL 2.19") is every release of that series:
+    it is held only when the range holds the series' first and last patch alike. The first is
+    the oldest of ``releases`` (the table's versions) in that series, where the table has one:
+    NCCL's series start at .1 or later (2.19.1), so X.Y.0 would hold no range of them."""
     parsed = versions.parse(version)
-    if parsed is None or len(parsed.release) != 2:
-        return True
+    if issue.kind != "bug" or parsed is None:
+        return False
+    if len(parsed.release) != 2:
+        return versions.matches(version, issue.affected) is True
+    series = [
+        r
+        for r in releases
+        if (p := versions.parse(r)) is not None and p.release[:2] == parsed.release[:2]
+    ]
+    first = min(series, key=versions.key) if series else version
     last = ".".join(str(n) for n in (*parsed.release, _LAST_PATCH))
-    return versions.matches(last, issue.affected) is True
+    return all(versions.matches(v, issue.affected) is True for v in (first, last))
 
 
 _LAST_PATCH = 999

@@ -7,6 +7,7 @@ from stackcheck.rules.cudnn_support import CudnnDriverTooOld, CudnnGpuUnsupporte
 from stackcheck.rules.device_ordinal import DeviceOrdinalBeyondGpus
 from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.driver_cuda import (
+    DriverDropsGpu,
     DriverLibraryMismatch,
     DriverTooOld,
     ForwardCompatInUse,
@@ -188,6 +189,7 @@ RULES: tuple[Rule, ...] = (
     VisibleDeviceBeyondContainer(),
     PrivilegedSeesAllGpus(),
     DeviceOrdinalBeyondGpus(),
+    DriverDropsGpu(),
 )
 
 

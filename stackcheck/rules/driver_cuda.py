@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
 
 def _compat_libraries(ctx: CheckContext) -> list[Installation]:
@@ -307,3 +308,55 @@ class ForwardCompatInUse(Rule):
                     f"{short.compat.version} in {short.compat.path}.",
                     [*short.driver.evidence, *short.compat.evidence],
                 )
+
+
+# NVIDIA's table of which driver branch supports which GPU architecture.
+_ARCH_MATRIX = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
+
+
+class DriverDropsGpu(Rule):
+    id = "SC1406"
+    name = "driver-drops-gpu"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    lowest = Severity.WARNING
+    title = "Driver branch newer than the GPU's last"
+    doc = RuleDoc(
+        what="Compares the driver's branch with the last branch that supports each GPU (the "
+        "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta), "
+        "and reads the kernel module's `supported through the NVIDIA 470.xx Legacy drivers` "
+        "(the driver ignores that GPU).",
+        why="A later branch does not take the GPU at all: NVRM names the legacy branch to use, "
+        "nvidia-smi finds no devices, and CUDA sees none.",
+        example="Driver 590.44.01 on a Tesla V100, or 535.129.03 on a Tesla K80.",
+        fix="Install the GPU's last branch (R580 for a V100 or a Pascal card, R470 for a K80) "
+        "with a CUDA it supports, or move the job to a newer GPU.",
+        references=(_ARCH_MATRIX,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        legacy, driver = ctx.snapshot.observations("gpu-legacy-driver"), ctx.driver
+        if legacy:
+            # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
+            yield self.finding(
+                "The driver ignores a GPU here: the kernel module says it is supported only "
+                f"through the R{legacy[0].value} legacy branch.",
+                [legacy[0].evidence] + (driver.evidence[:1] if driver else []),
+            )
+            return
+        branch = versions.major(driver.version) if driver is not None else None
+        if driver is None or branch is None:
+            return
+        for gpu in ctx.gpus:
+            last = gpu.known.last_driver_branch if gpu.known is not None else None
+            if gpu.known is None or last is None or branch <= last:
+                continue
+            matrix = Evidence(
+                kind="matrix", source=gpu.known.source, detail=f"gpu {gpu.known.name}"
+            )
+            yield self.finding(
+                f"Driver {driver.version} (R{branch}) does not support {gpu.name}: R{last} is the "
+                f"last branch for {gpu.known.architecture} GPUs.",
+                [*driver.evidence[:1], *gpu.evidence[:1], matrix],
+                severity=self.capped(gpu.known.unsure),
+            )

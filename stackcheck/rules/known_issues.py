@@ -56,11 +56,13 @@ class KnownIssueRule(Rule):
     def table(self, ctx: CheckContext) -> Sequence[WithKnownIssues]: ...
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        issues = ctx.matrix.known_issues(self.table(ctx))
+        table = self.table(ctx)
+        issues = ctx.matrix.known_issues(table)
+        releases = [entry.version for entry in table]
         installations = ctx.installations(self.component)
         for installation in installations:
             for issue, entry in issues:
-                if not reported_for(issue, installation.version):
+                if not reported_for(issue, installation.version, releases):
                     continue
                 evidence = conditions_hold(ctx, issue)
                 if evidence is not None:

@@ -78,14 +78,38 @@ class NotInMatrix(Rule):
             ComponentName.OFI_NCCL: ctx.matrix.ofi_nccl_release,
             ComponentName.EFA_INSTALLER: ctx.matrix.efa_installer,
         }
+        table = ctx.matrix.matrix
+        series: dict[ComponentName, list[str]] = {
+            ComponentName.NCCL: [e.version for e in table.nccl],
+            ComponentName.OFI_NCCL: [e.version for e in table.ofi_nccl],
+            ComponentName.EFA_INSTALLER: [e.version for e in table.efa_installer],
+        }
         for name, lookup in lookups.items():
             seen: set[str] = set()
+            releases = series.get(name, [])
             for installation in ctx.installations(name):
                 version = installation.version
-                if version and version not in seen and lookup(version) is None:
+                if (
+                    version
+                    and version not in seen
+                    and lookup(version) is None
+                    and not _a_known_series(version, releases)
+                ):
                     seen.add(version)
                     yield self.finding(
                         f"{name.display_name} {version} is not in the matrix; its known issues "
                         "and compatibility were not checked.",
                         installation.evidence[:1],
                     )
+
+
+def _a_known_series(version: str, releases: Iterable[str]) -> bool:
+    """``NCCL 2.19`` (no patch number) is that series: known where the table has one of its
+    releases, whose known issues are then checked for the whole series."""
+    parsed = versions.parse(version)
+    if parsed is None or len(parsed.release) != 2:
+        return False
+    return any(
+        (known := versions.parse(r)) is not None and known.release[:2] == parsed.release
+        for r in releases
+    )

@@ -397,6 +397,9 @@ ObservationKind = Literal[
     "nvidia-runtime-unknown",  # the Docker daemon has no runtime named nvidia registered
     "docker-version",  # the Docker engine's version (value: major.minor, "19.03")
     "smi-works-stated",  # the report says nvidia-smi works where the process runs
+    "ib-dmabuf-failed",  # NCCL's ibv_reg_dmabuf_mr failed (value: the error): DMA-BUF registration
+    "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
+    "gpu-legacy-driver",  # NVRM: a GPU is supported only through a legacy branch (value: "470")
 ]
 
 
