@@ -13,7 +13,9 @@ from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.probes import probe_root
 from stackcheck.recommend import Advice, Target, recommend_for, with_overrides
 from stackcheck.recommend.dlami import dlami_recommendation
+from stackcheck.recommend.images import last_branch
 from stackcheck.versions import key as version_key
+from stackcheck.versions import major
 from stackcheck.versions import release as version_release
 from tests.conftest import Outcome
 from tests.support import scenarios
@@ -239,10 +241,15 @@ def _no_contradiction(found: Advice, target: Target) -> None:
     wanted = target.torch_line
     for kind in ("dlc", "ngc"):
         recs = found[kind]
+        past, branch = last_branch(target), major(found.basis.driver)
+        beyond = past is not None and branch is not None and branch > past
         for rec in recs:
-            needs = "needs driver >= " in rec.reason
+            cannot = "does not run on driver " in rec.reason
+            needs = "needs driver >= " in rec.reason or cannot
             assert needs == any(c.startswith("driver ") for c in rec.changes), rec
-            if needs:
+            # A driver past the GPU's last branch (SC1406) runs no image: none says it runs.
+            assert cannot or not beyond, rec
+            if needs and not cannot:
                 assert not dlamis, "the DLAMI's driver would have been the basis"
                 floor = rec.reason.split("needs driver >= ", 1)[1].split(";")[0]
                 assert version_key(floor) > version_key(found.basis.driver)
@@ -259,7 +266,7 @@ def _no_contradiction(found: Advice, target: Target) -> None:
 def test_no_recommendation_contradicts_another_over_many_targets(matrix: Matrix) -> None:
     index = MatrixIndex(matrix)
     instances = sorted({i.type for i in matrix.instance if i.gpu})
-    drivers = [None, "470.182.03", "535.161.07", "580.95.05"]
+    drivers = [None, "470.182.03", "535.161.07", "580.95.05", "590.44.01"]
     torches = [None, "2.5.1", "2.9"]
     checked = 0
     for instance in instances:
@@ -303,3 +310,17 @@ def test_no_image_with_a_known_issue_ranks_above_one_without(matrix: Matrix) -> 
                 for i in range(len(severe) - 1):
                     if runnable[i] == runnable[i + 1]:
                         assert not (severe[i] and not severe[i + 1]), (instance, torch, kind)
+
+
+def test_a_driver_past_the_gpus_last_branch_runs_no_image(matrix: Matrix) -> None:
+    """A V100 on driver 590 (its last branch is R580; SC1406 says so): with the driver kept, no
+    image is said to run on it, and each names the driver to go back to."""
+    kept = advice(matrix, gpu="V100", driver="590.44.01", keep_driver=True)
+    images = kept["dlc"] + kept["ngc"]
+    assert images
+    for rec in images:
+        assert "does not run on driver 590.44.01" in rec.reason, rec.reason
+        assert "natively" not in rec.reason
+        assert any("on branch R580 or older" in c for c in rec.changes), rec.changes
+    on_580 = advice(matrix, gpu="V100", driver="580.95.05", keep_driver=True)
+    assert not any("does not run" in r.reason for r in on_580["dlc"] + on_580["ngc"])

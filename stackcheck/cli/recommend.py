@@ -18,7 +18,8 @@ ranked for the driver of the first DLAMI (one stack), or for the current driver 
 --keep-driver: the GPU's architecture in the image's code, no older PyTorch than asked when an
 equal or newer image fits, images the driver runs first, the PyTorch release asked for, no known
 issue, still patched (past end of patch only when nothing else fits), native before CUDA
-minor-version compatibility, newest first. Each DLAMI says how to get its AMI ID.
+minor-version compatibility, newest first. A driver past the GPU's last branch runs no image:
+each says so and what driver to go back to. Each DLAMI says how to get its AMI ID.
 
 examples:
   stackcheck recommend --instance p5.48xlarge --driver 535.161.07 --torch 2.9

@@ -67,6 +67,12 @@ class _Fit:
         )
 
 
+def last_branch(target: Target) -> int | None:
+    """The newest driver branch every target GPU is supported by (R580 for a V100), if known."""
+    limits = [g.known.last_driver_branch for g in target.gpus if g.known]
+    return min((b for b in limits if b), default=None)
+
+
 def image_archs(image: ContainerImage, index: MatrixIndex) -> list[str]:
     """The GPU code the image's PyTorch carries: its own list, else the official wheel's."""
     if image.archs or image.torch_build != "official":
@@ -123,7 +129,12 @@ def _fit(
     needs = driver_needs(index, image.cuda)
     full = image.min_driver or needs.full
     level, needs_driver = NATIVE, None
-    if basis.driver and needs.floor:
+    last = last_branch(target)
+    branch = versions.major(basis.driver) if basis.driver else None
+    if last is not None and branch is not None and branch > last:
+        # The driver does not drive the GPU at all (SC1406): no image runs on it, whatever CUDA.
+        level = NEEDS_DRIVER
+    elif basis.driver and needs.floor:
         have = versions.key(basis.driver)
         if have < versions.key(needs.floor):
             level, needs_driver = NEEDS_DRIVER, needs.floor
@@ -200,7 +211,10 @@ def _recommendation(
         )
         if key in stack
     )
-    if fit.level == NEEDS_DRIVER:
+    last = last_branch(target)
+    if fit.level == NEEDS_DRIVER and fit.needs_driver is None:
+        how = f"does not run on driver {basis.driver} ({basis.origin}): past the GPU's R{last}"
+    elif fit.level == NEEDS_DRIVER:
         how = f"needs driver >= {fit.needs_driver}"
     elif basis.driver:
         how = f"runs {'natively' if fit.level == NATIVE else ''} on driver {basis.driver}"
@@ -208,11 +222,14 @@ def _recommendation(
     else:
         how = "fits (driver not known)"
     driver_change = []
+    up_to = f"; the GPU is supported up to driver branch R{last}" if last else ""
     if fit.needs_driver:
-        limit = [g.known.last_driver_branch for g in target.gpus if g.known]
-        branch = min((b for b in limit if b), default=None)
-        up_to = f"; the GPU is supported up to driver branch R{branch}" if branch else ""
         driver_change = [f"driver {basis.driver} -> >= {fit.needs_driver}{up_to}"]
+    elif fit.level == NEEDS_DRIVER:
+        floor = f">= {fit.min_driver} " if fit.min_driver else ""
+        driver_change = [
+            f"driver {basis.driver} -> {floor}on branch R{last} or older (the GPU's last)"
+        ]
     cautions = list(fit.cautions)
     if fit.past_patch:
         when = image.end_of_patch or f"by {fit.past_patch}, as a newer PyTorch line's image was"
