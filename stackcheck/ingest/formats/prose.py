@@ -54,6 +54,7 @@ from stackcheck.ingest.facts import (
 )
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
+from stackcheck.ingest.formats.stated_image import stated_image
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
@@ -862,6 +863,7 @@ class Prose(Format):
                 *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
                 *stated_components(line),
+                *stated_image(line),
                 *container_stated(line),
                 *fabric_stated(line),
                 *hardware_path_stated(line),
