@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from stackcheck.ingest import read_report
-from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
-
-
-def _nccl(text: str) -> list[str | None]:
-    snapshot = read_report(text, "pasted").snapshot
-    return [i.version for i in snapshot.installations(ComponentName.NCCL)]
+from tests.test_triage_stated_image import nccl_of as _nccl
 
 
 def test_the_corpus_sentence_names_the_failing_release() -> None:

@@ -11,7 +11,8 @@ from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
 
 
-def _nccl(text: str) -> list[str | None]:
+def nccl_of(text: str) -> list[str | None]:
+    """The NCCL versions triage reads in ``text``."""
     snapshot = read_report(text, "pasted").snapshot
     return [i.version for i in snapshot.installations(ComponentName.NCCL)]
 
@@ -33,7 +34,7 @@ def test_the_corpus_sentence_gives_the_image_stack() -> None:
     ],
 )
 def test_an_image_in_use_gives_its_nccl(said: str, nccl: str) -> None:
-    assert _nccl(said + "\n") == [nccl]
+    assert nccl_of(said + "\n") == [nccl]
 
 
 @pytest.mark.parametrize(
@@ -49,4 +50,4 @@ def test_an_image_in_use_gives_its_nccl(said: str, nccl: str) -> None:
     ],
 )
 def test_an_image_not_in_use_or_unknown_gives_nothing(said: str) -> None:
-    assert _nccl(said + "\n") == []
+    assert nccl_of(said + "\n") == []
