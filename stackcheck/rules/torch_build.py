@@ -166,7 +166,9 @@ class TorchCudaBaseMismatch(Rule):
         "found`) (errors; info where the report says the machine has no GPU); also apex's "
         "`Cuda extensions are being compiled with a version of Cuda that does not match`; a "
         "report's words that contrast the two (`torch.version.cuda is 9.0.176, but my nvcc "
-        "--version is 10.0`) are a warning.",
+        "--version is 10.0`) are a warning, and so are a report's words that a library is built "
+        "for a newer CUDA than the system has, across a major or before CUDA 11 (`my nccl "
+        "depends on a different CUDA version (11.0) than I have on my system(10.2)`).",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
         "`The detected CUDA version mismatches the version that was used to compile PyTorch`. "
@@ -180,7 +182,9 @@ class TorchCudaBaseMismatch(Rule):
         "put a toolkit of PyTorch's CUDA first (`CUDA_HOME`, `PATH`), or install the PyTorch "
         "build of the toolkit's CUDA; for a missing runtime, install the CUDA runtime the "
         "program was built for (conda `cudatoolkit=9.0`, the `nvidia-cuda-runtime-cu12` "
-        "wheel) or the program's build for the CUDA that is installed.",
+        "wheel) or the program's build for the CUDA that is installed; for a library built "
+        "for a newer CUDA, its build for the system's CUDA (`libnccl2=2.9.8-1+cuda10.2`) or a "
+        "newer driver.",
         references=("https://github.com/OpenBMB/MiniCPM/issues/44",),
     )
 
@@ -232,7 +236,28 @@ class TorchCudaBaseMismatch(Rule):
                 [seen.evidence],
                 severity=Severity.WARNING,
             )
+        yield from self._library_stated(ctx)
         yield from self._runtime_missing(ctx)
+
+    def _library_stated(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A library the report says is built for a newer CUDA than the system has. Only a
+        newer one that no compatibility covers: another major, or a release before CUDA 11
+        (minor-version compatibility within a major starts with 11)."""
+        for seen in ctx.snapshot.observations("library-cuda-stated"):
+            library, built, system = ((seen.value or "") + "  ").split(" ", 2)
+            system = system.strip()
+            have, want = versions.major(system), versions.major(built)
+            if have is None or want is None or versions.key(built) <= versions.key(system):
+                continue
+            if have == want and have >= 11:
+                continue
+            yield self.finding(
+                f"The report says {library} is built for CUDA {built} and the system has CUDA "
+                f"{system}: a driver of CUDA {system} cannot run code built for {built}, so its "
+                "first CUDA call fails (NCCL's 'unhandled cuda error').",
+                [seen.evidence],
+                severity=Severity.WARNING,
+            )
 
     @staticmethod
     def _other_toolkit(ctx: CheckContext, torch_cuda: str) -> str | None:

@@ -83,6 +83,9 @@ def _bundled_index() -> MatrixIndex:
     return MatrixIndex(load_matrix((), usable_cache_dir()))
 
 
+bundled_index = _bundled_index  # for the readers of an image named elsewhere (a sentence)
+
+
 class Dockerfile(Format):
     name = "dockerfile"
     title = "Dockerfile"

@@ -54,6 +54,7 @@ from stackcheck.ingest.facts import (
 )
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
+from stackcheck.ingest.formats.stated_image import stated_image
 from stackcheck.ingest.lines import Line
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
@@ -584,12 +585,37 @@ _FIX_WORD = re.compile(
 )
 
 
+# A clause that says the program fails with an NCCL names the stack at fault, even where the
+# same sentence names another release that works ("no longer works with nccl 2.12.10 (nccl 2.13
+# works)", "hangs with NCCL 2.19.3 but not with 2.18.6").
+_FAILS_WITH = re.compile(
+    r"\b(?:no\slonger\s(?:works?|runs?)|(?:does|did|do)\s?(?:not|n't)\s(?:work|run)|fails?|"
+    r"failed|failing|breaks|broke|broken|hangs?|hung|crash(?:es|ed)?|deadlocks?|errors?\sout)"
+    r"\s(?:\w{1,12}\s){0,2}?with\s(?:the\s|my\s|our\s)?(?=nccl)",
+    re.IGNORECASE,
+)
+
+
+_CONDITION = re.compile(r"\b(?:if|whether|unless|when)\b", re.IGNORECASE)
+
+
+def _failing_nccl(sentence: str) -> re.Match[str] | None:
+    """The NCCL a clause of the sentence says the program fails with, if any."""
+    for clause in _FAILS_WITH.finditer(sentence):
+        if _CONDITION.search(sentence[: clause.start()]):
+            continue  # "if it fails with NCCL 2.19.3": a case, not this stack
+        found = _NCCL.match(sentence, clause.end())
+        if found is not None:
+            return found
+    return None
+
+
 def stated_nccl(line: Line) -> list[Fact]:
     """The NCCL a sentence states as the one in use, or the one a version bump replaces."""
     if "NCCL error" in line.text:
         return []  # PyTorch's DistBackendError: the catalogue reads its NCCL as the one loaded
     for sentence in _SENTENCE.split(line.text):
-        found = _NCCL_BUMP.search(sentence)
+        found = _NCCL_BUMP.search(sentence) or _failing_nccl(sentence)
         if found is None and not (_SUGGESTION.search(sentence) or _WORKS.search(sentence)):
             found = _NCCL.search(sentence)
             if found is not None and _RANGE_WORD.search(sentence[: found.start()]):
@@ -862,6 +888,7 @@ class Prose(Format):
                 *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
                 *stated_components(line),
+                *stated_image(line),
                 *container_stated(line),
                 *fabric_stated(line),
                 *hardware_path_stated(line),
