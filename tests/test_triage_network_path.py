@@ -1608,3 +1608,26 @@ def test_ucx_names_the_locked_memory_limit_where_registration_failed(matrix: Mat
     found = findings(matrix, line)
     assert found["SC512"].severity is Severity.ERROR
     assert "SC511" in found
+
+
+# pytorch/pytorch#81628 (the corpus' 1000): NCCL over RoCE, every connection without /GDRDMA;
+# the cause lay in the NICs not reaching each other, not in GDR.
+ROCE_NO_GDR = (
+    "tf144:143468:143468 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE "
+    "[2]i40iw0:1/RoCE ; OOB enp88s0:192.168.17.144<0>\n"
+    "tf144:143468:143468 [1] NCCL INFO Using network IB\n"
+    "tf144:143468:143535 [1] NCCL INFO Channel 00 : 0[2f000] -> 1[86000] [receive] via NET/IB/1\n"
+)
+
+
+def test_ib_without_gdrdma_alone_is_the_topologys_choice(matrix: Matrix) -> None:
+    # NCCL turns GDR off by design past NCCL_NET_GDR_LEVEL (default PXB): info, not a warning.
+    found = findings(matrix, ROCE_NO_GDR)["SC431"]
+    assert found.severity is Severity.INFO and "NCCL_NET_GDR_LEVEL" in found.message
+    # Another connection of the same run with /GDRDMA (NVIDIA/nccl#897's shape, the same channel
+    # line with the suffix added): GDR was possible, so the one without it is a warning.
+    mixed = ROCE_NO_GDR + ROCE_NO_GDR.splitlines()[2].replace("/IB/1", "/IB/0/GDRDMA") + "\n"
+    assert findings(matrix, mixed)["SC431"].severity is Severity.WARNING
+    # A setting that turns GDR off is misuse, whatever the topology.
+    setting = "NCCL_NET_GDR_LEVEL=LOC\n" + ROCE_NO_GDR
+    assert findings(matrix, setting)["SC431"].severity is Severity.WARNING
