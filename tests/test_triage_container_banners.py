@@ -212,9 +212,7 @@ def test_a_gpu_the_matrix_lacks_takes_its_first_cuda_from_its_capability(
     3090 taken out of the matrix, the A10G, also sm_86, gives its first CUDA; with it listed,
     its own row does: the same answer either way."""
     lacking = matrix.model_copy(
-        update={
-            "gpu": [g for g in matrix.gpu if not any("3090" in n for n in (g.name, *g.match))]
-        }
+        update={"gpu": [g for g in matrix.gpu if not any("3090" in n for n in (g.name, *g.match))]}
     )
     assert len(lacking.gpu) < len(matrix.gpu)
     newer = "I have a RTX 3090 graphics card. I installed torch==1.8.1+cu111."

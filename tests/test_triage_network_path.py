@@ -1631,3 +1631,62 @@ def test_ib_without_gdrdma_alone_is_the_topologys_choice(matrix: Matrix) -> None
     # A setting that turns GDR off is misuse, whatever the topology.
     setting = "NCCL_NET_GDR_LEVEL=LOC\n" + ROCE_NO_GDR
     assert findings(matrix, setting)["SC431"].severity is Severity.WARNING
+
+
+# nebari-dev/nebari#1642 (the corpus' 1077): ENOSPC named before /dev/shm, in prose.
+SHM_NO_SPACE = (
+    "We have run into a `No space left on device` error that appears to be due to the limited "
+    "amount of space on the `/dev/shm` (shared memory) drive. \n"
+)
+# RobotLocomotion/spartan#369 (the corpus' 1081): the shell's report quoted, and a headerless
+# `df -h | grep shm` row.
+SPARTAN_BUS = (
+    'I was getting an error something like, "Bus error (core dumped) model share memory".  '
+    "It's related to this issue: https://github.com/pytorch/pytorch/issues/2244\n"
+)
+SPARTAN_DF = "shm              64M     0   64M   0% /dev/shm\n"
+# tlkh/ai-lab#5 (the corpus' 1080): a bus error in prose, and the command without --shm-size.
+AI_LAB = (
+    "I was using google could platform. When using dataloader, multiprocessing=True, got thread "
+    "is killed: bus error because docker limits resources.\n"
+    "sudo nvidia-docker run --rm -p 8888:8888 -v /home/$USER:/home/jovyan nvaitc/ai-lab\n"
+)
+
+
+def test_enospc_on_dev_shm_in_prose_is_shm_exhausted(matrix: Matrix) -> None:
+    found = findings(matrix, SHM_NO_SPACE)["SC502"]
+    assert found.severity is Severity.ERROR and "No space left on device" in found.message
+    # Said of another disk, or as a condition, it is not /dev/shm's.
+    quiet(
+        matrix,
+        "SC502",
+        (
+            "We have run into a `No space left on device` error on the root volume.",
+            "If you get No space left on device for /dev/shm, raise --shm-size?",
+        ),
+    )
+
+
+def test_a_headerless_df_row_gives_dev_shm_its_size() -> None:
+    snapshot = read_report("$ df -h | grep shm\n" + SPARTAN_DF, "p").snapshot
+    assert snapshot.runtime.shm_bytes == 64 << 20
+
+
+def test_a_bus_error_named_in_prose_with_a_small_shm_is_shm(matrix: Matrix) -> None:
+    # With /dev/shm seen at 64 MB, or a GPU container started without a size: an error.
+    for text in (SPARTAN_BUS + SPARTAN_DF, AI_LAB):
+        assert findings(matrix, text)["SC502"].severity is Severity.ERROR, text
+    # A bus error with nothing of shared memory, containers or PyTorch around is no reading;
+    # nor one that is denied.
+    quiet(
+        matrix,
+        "SC502",
+        (
+            "The board reported a bus error on the I2C line.",
+            "With --ipc=host the DataLoader no longer gives a bus error.",
+        ),
+    )
+    said = read_report(SPARTAN_BUS, "p").snapshot.observations("process-crashed")
+    assert [o.value for o in said] == ["bus error"]
+    denied = "With --ipc=host the DataLoader no longer gives a bus error.\n"
+    assert not read_report(denied, "p").snapshot.observations("process-crashed")
