@@ -1690,3 +1690,21 @@ def test_a_bus_error_named_in_prose_with_a_small_shm_is_shm(matrix: Matrix) -> N
     assert [o.value for o in said] == ["bus error"]
     denied = "With --ipc=host the DataLoader no longer gives a bus error.\n"
     assert not read_report(denied, "p").snapshot.observations("process-crashed")
+
+
+# siderolabs/extensions#893 (the corpus' 1088): the Talos wrapper's LPF lines on an HGX B200.
+LPF = (
+    "10.183.30.145: 2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+    "device=mlx5_10 guid=0xcc40f3030027f630\n"
+    "10.183.30.145: 2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+    "device=mlx5_11 guid=0xcc40f3030027f631\n"
+)
+
+
+def test_several_nvswitch_lpf_candidates_warn_of_a_guessed_nvlsm_port(matrix: Matrix) -> None:
+    found = findings(matrix, LPF)["SC1334"]
+    assert found.severity is Severity.WARNING and "mlx5_10, mlx5_11" in found.message
+    # One candidate is no guess; the same port twice (two pastes of a line) neither.
+    one = LPF.splitlines()[0] + "\n"
+    assert "SC1334" not in findings(matrix, one)
+    assert "SC1334" not in findings(matrix, one + one)

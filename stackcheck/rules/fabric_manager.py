@@ -202,3 +202,39 @@ class FabricManagerWithoutNvswitch(Rule):
             [said[0].evidence],
             severity=Severity.WARNING,
         )
+
+
+class NvlsmPortGuessed(Rule):
+    id = "SC1334"
+    name = "nvlsm-port-guessed"
+    family = "fabric-manager"
+    severity = Severity.WARNING
+    title = "The NVLink Subnet Manager's NVSwitch port was picked among several candidates"
+    doc = RuleDoc(
+        what="Reads the fabric manager wrapper of Talos' nvidia-fabricmanager extension listing "
+        "the NVSwitch LPF ports it found (`nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+        "device=mlx5_10 guid=0x...`) and warns where it lists two or more: that wrapper picks "
+        "one without the SM-disabled check NVIDIA's `nvidia-fabricmanager-start.sh` makes.",
+        why="On NVLink 5 systems (HGX/DGX B200, B300) the fabric manager needs NVLSM running on "
+        "the NVSwitch management port; on a port whose subnet manager is disabled the NVSwitch "
+        "fabric never comes up, and CUDA fails with error 802 (siderolabs/extensions#893).",
+        example="Four `found NVSwitch LPF` lines (mlx5_8 to mlx5_11) on an HGX B200, then `using "
+        "NVSwitch management port GUID: 0x...630`, and the GPUs' fabric stays In Progress.",
+        fix="Use a wrapper that skips LPF ports whose isSMDisabled flag is set (the Talos "
+        "extension after siderolabs/extensions#893 was fixed), or NVIDIA's "
+        "nvidia-fabricmanager-start.sh; check with `ibstat` which port manages the NVSwitch.",
+        references=("https://github.com/siderolabs/extensions/issues/893",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        found = ctx.snapshot.observations("nvswitch-lpf-candidate")
+        ports = list(dict.fromkeys(o.value or "" for o in found))
+        if len(ports) < 2:
+            return
+        yield self.finding(
+            f"The fabric manager wrapper found {len(ports)} NVSwitch LPF ports "
+            f"({', '.join(ports[:6])}) and picked one without checking which may run the "
+            "subnet manager: on a port that cannot manage the NVSwitch, NVLSM never brings the "
+            "fabric up.",
+            [o.evidence for o in found[:2]],
+        )

@@ -400,6 +400,7 @@ ObservationKind = Literal[
     "ib-dmabuf-failed",  # NCCL's ibv_reg_dmabuf_mr failed (value: the error): DMA-BUF registration
     "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
     "gpu-legacy-driver",  # NVRM: a GPU is supported only through a legacy branch (value: "470")
+    "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
 ]
 
 
