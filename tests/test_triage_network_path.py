@@ -1708,3 +1708,21 @@ def test_several_nvswitch_lpf_candidates_warn_of_a_guessed_nvlsm_port(matrix: Ma
     one = LPF.splitlines()[0] + "\n"
     assert "SC1334" not in findings(matrix, one)
     assert "SC1334" not in findings(matrix, one + one)
+
+
+# data-infra/cube-studio#29's fabric manager line; the title of siderolabs/extensions#893 (the
+# corpus' 1088) put beside it to place the line on an HGX B200.
+NOTHING_TO_DO = (
+    "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4756]: request to query NVSwitch "
+    "device information from NVSwitch driver failed with error:WARNING Nothing to do "
+    "[NV_WARN_NOTHING_TO_DO]\n"
+)
+ON_B200 = "Nvidia HGX B200 8 GPU node does not work\n"
+
+
+def test_nothing_to_do_on_a_blackwell_board_is_nvlsm_missing(matrix: Matrix) -> None:
+    found = findings(matrix, ON_B200 + NOTHING_TO_DO)["SC1201"]
+    assert found.severity is Severity.ERROR and "nvlsm" in found.message
+    # Without a GPU named, it stays the harmless case of a machine without NVSwitches.
+    alone = findings(matrix, NOTHING_TO_DO)["SC1201"]
+    assert alone.severity is Severity.WARNING and "nvlsm" not in alone.message

@@ -3,6 +3,7 @@ start until nvidia-fabricmanager, of exactly the driver's version, has set up th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
@@ -12,6 +13,8 @@ from stackcheck.rules.runtime_facts import runtime_evidence
 from stackcheck.snapshot.model import ComponentName, Evidence
 
 _READY_STATES = ("completed", "n/a", "not supported")
+# HGX/DGX boards of NVLink 5, whose fabric manager needs NVLSM (not GB200/GB300 racks' trays)
+_NVL5_BOARD = re.compile(r"(?<![A-Za-z])B(?:100|200|300)\b")
 
 
 def _nvswitch_evidence(ctx: CheckContext) -> list[Evidence]:
@@ -170,7 +173,9 @@ class FabricManagerWithoutNvswitch(Rule):
     doc = RuleDoc(
         what="Reads the fabric manager's own complaint that it found no NVSwitch to manage "
         "(`request to query NVSwitch device information from NVSwitch driver failed with "
-        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`).",
+        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`). On an NVLink 5 board (HGX "
+        "B100/B200/B300) the same line means the NVLink Subnet Manager is not running: an "
+        "error.",
         why="nvidia-fabricmanager only serves NVSwitch systems (HGX boards: DGX-2, A100/H100/"
         "B200 SXM). On PCIe GPUs, including pairs joined by an NVLink bridge, it has nothing to "
         "do and exits with an error, so its service shows as failed although the GPUs work "
@@ -186,6 +191,21 @@ class FabricManagerWithoutNvswitch(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         said = ctx.snapshot.observations("fabric-manager-no-nvswitch")
         if not said:
+            return
+        blackwell = [g for g in ctx.snapshot.gpus.devices if _NVL5_BOARD.search(g.name)]
+        if blackwell:
+            # On NVLink 5 boards the fabric manager reports nothing to do when NVLSM is not
+            # running beside it (NVIDIA's fabric manager user guide, fourth-generation NVSwitch).
+            yield self.finding(
+                f"The fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO) on a "
+                f"{blackwell[0].name}: on NVLink 5 boards (HGX B100/B200/B300) that means the "
+                "NVLink Subnet Manager (nvlsm) is not running with it, so the fabric stays down "
+                "and CUDA fails with error 802.",
+                [said[0].evidence, *blackwell[0].evidence[:1]],
+                fix="Install nvlsm (and load ib_umad) and start the fabric manager through "
+                "nvidia-fabricmanager-start.sh, which starts NVLSM on the NVSwitch management "
+                "port first; then `nvidia-smi -q` shows the fabric State Completed.",
+            )
             return
         needs = _nvswitch_evidence(ctx)
         if needs:
