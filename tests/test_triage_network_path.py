@@ -1726,3 +1726,18 @@ def test_nothing_to_do_on_a_blackwell_board_is_nvlsm_missing(matrix: Matrix) -> 
     # Without a GPU named, it stays the harmless case of a machine without NVSwitches.
     alone = findings(matrix, NOTHING_TO_DO)["SC1201"]
     assert alone.severity is Severity.WARNING and "nvlsm" not in alone.message
+
+
+# kubernetes/kubernetes#28272 (bashimao, 2019-11-04): the kubelet evicting a pod over its dshm.
+DSHM_EVICTED = (
+    '  Warning  Evicted  9m38s  kubelet, x_machine_x  Usage of EmptyDir volume "dshm" exceeds '
+    'the limit "1Gi".\n'
+)
+
+
+def test_a_pod_evicted_over_its_dev_shm_volume_is_shm_exhausted(matrix: Matrix) -> None:
+    found = findings(matrix, DSHM_EVICTED)["SC502"]
+    assert found.severity is Severity.ERROR and "dshm exceeded its sizeLimit 1Gi" in found.message
+    # Another emptyDir (a cache on disk) over its limit says nothing of /dev/shm.
+    other = DSHM_EVICTED.replace('"dshm"', '"model-cache"')
+    assert "SC502" not in findings(matrix, other)
