@@ -1624,6 +1624,9 @@ def test_ib_without_gdrdma_alone_is_the_topologys_choice(matrix: Matrix) -> None
     # NCCL turns GDR off by design past NCCL_NET_GDR_LEVEL (default PXB): info, not a warning.
     found = findings(matrix, ROCE_NO_GDR)["SC431"]
     assert found.severity is Severity.INFO and "NCCL_NET_GDR_LEVEL" in found.message
+    # The same line as the SHARP plugin names its transport (`NET/IBext_v8`): the same choice.
+    sharp = ROCE_NO_GDR.replace("via NET/IB/1", "via NET/IBext_v8/1")
+    assert findings(matrix, sharp)["SC431"].severity is Severity.INFO
     # Another connection of the same run with /GDRDMA (NVIDIA/nccl#897's shape, the same channel
     # line with the suffix added): GDR was possible, so the one without it is a warning.
     mixed = ROCE_NO_GDR + ROCE_NO_GDR.splitlines()[2].replace("/IB/1", "/IB/0/GDRDMA") + "\n"

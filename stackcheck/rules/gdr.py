@@ -3,6 +3,7 @@ it staged through host memory?"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
@@ -14,6 +15,10 @@ from stackcheck.rules.runtime_facts import (
     rdma_expected,
     runtime_evidence,
 )
+
+
+# NCCL's own IB transport, or the SHARP plugin's (`NET/IBext_v8/0`), on InfiniBand or RoCE
+_IB_CHANNEL = re.compile(r"via NET/IB(?:ext\w{0,8})?/")
 
 
 class GdrNotUsed(Rule):
@@ -138,6 +143,6 @@ def _topology_may_explain(ctx: CheckContext) -> bool:
     if snapshot.runtime.peermem_loaded is False or snapshot.observations("peermem-load-failed"):
         return False
     # Only connection lines name their transport; a sentence saying GDR is off stays a warning.
-    if not all("via NET/IB/" in (o.evidence.detail or "") for o in gdr):
+    if not all(_IB_CHANNEL.search(o.evidence.detail or "") for o in gdr):
         return False
     return not any(name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") for name in snapshot.env)
