@@ -16,7 +16,6 @@ from stackcheck.rules.runtime_facts import (
     runtime_evidence,
 )
 
-
 # NCCL's own IB transport, or the SHARP plugin's (`NET/IBext_v8/0`), on InfiniBand or RoCE
 _IB_CHANNEL = re.compile(r"via NET/IB(?:ext\w{0,8})?/")
 
