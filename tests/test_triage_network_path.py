@@ -1729,6 +1729,14 @@ def test_nothing_to_do_on_a_blackwell_board_is_nvlsm_missing(matrix: Matrix) -> 
     # Without a GPU named, it stays the harmless case of a machine without NVSwitches.
     alone = findings(matrix, NOTHING_TO_DO)["SC1201"]
     assert alone.severity is Severity.WARNING and "nvlsm" not in alone.message
+    # The start script's own verdict: its Pre-NVL5 line (as cube-studio#29 printed it) keeps the
+    # harmless reading; NVL5+ (the same line as the script prints it there) is NVLSM missing.
+    pre = (
+        "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: Detected Pre-NVL5 system\n"
+    )
+    assert findings(matrix, pre + NOTHING_TO_DO)["SC1201"].severity is Severity.WARNING
+    nvl5 = findings(matrix, pre.replace("Pre-NVL5", "NVL5+") + NOTHING_TO_DO)["SC1201"]
+    assert nvl5.severity is Severity.ERROR and "nvlsm" in nvl5.message
 
 
 # kubernetes/kubernetes#28272 (bashimao, 2019-11-04): the kubelet evicting a pod over its dshm.

@@ -174,8 +174,8 @@ class FabricManagerWithoutNvswitch(Rule):
         what="Reads the fabric manager's own complaint that it found no NVSwitch to manage "
         "(`request to query NVSwitch device information from NVSwitch driver failed with "
         "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`). On an NVLink 5 board (HGX "
-        "B100/B200/B300) the same line means the NVLink Subnet Manager is not running: an "
-        "error.",
+        "B100/B200/B300, or where its start script says `Detected NVL5+ system`) the same "
+        "line means the NVLink Subnet Manager is not running: an error.",
         why="nvidia-fabricmanager only serves NVSwitch systems (HGX boards: DGX-2, A100/H100/"
         "B200 SXM). On PCIe GPUs, including pairs joined by an NVLink bridge, it has nothing to "
         "do and exits with an error, so its service shows as failed although the GPUs work "
@@ -193,15 +193,23 @@ class FabricManagerWithoutNvswitch(Rule):
         if not said:
             return
         blackwell = [g for g in ctx.snapshot.gpus.devices if _NVL5_BOARD.search(g.name)]
-        if blackwell:
+        detected = [
+            o for o in ctx.snapshot.observations("fabric-nvlink-generation") if o.value == "NVL5+"
+        ]
+        if blackwell or detected:
+            board = blackwell[0].name if blackwell else "system its start script found NVL5+"
             # On NVLink 5 boards the fabric manager reports nothing to do when NVLSM is not
             # running beside it (NVIDIA's fabric manager user guide, fourth-generation NVSwitch).
             yield self.finding(
-                f"The fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO) on a "
-                f"{blackwell[0].name}: on NVLink 5 boards (HGX B100/B200/B300) that means the "
+                f"The fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO) on a {board}: "
+                "on NVLink 5 boards (HGX B100/B200/B300) that means the "
                 "NVLink Subnet Manager (nvlsm) is not running with it, so the fabric stays down "
                 "and CUDA fails with error 802.",
-                [said[0].evidence, *blackwell[0].evidence[:1]],
+                [
+                    said[0].evidence,
+                    *(blackwell[0].evidence[:1] if blackwell else []),
+                    *(o.evidence for o in detected[:1]),
+                ],
                 fix="Install nvlsm (and load ib_umad) and start the fabric manager through "
                 "nvidia-fabricmanager-start.sh, which starts NVLSM on the NVSwitch management "
                 "port first; then `nvidia-smi -q` shows the fabric State Completed.",

@@ -401,6 +401,7 @@ ObservationKind = Literal[
     "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
     "gpu-legacy-driver",  # NVRM: a GPU is supported only through a legacy branch (value: "470")
     "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
+    "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
 ]
 
 
