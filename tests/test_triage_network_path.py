@@ -1631,6 +1631,13 @@ def test_ib_without_gdrdma_alone_is_the_topologys_choice(matrix: Matrix) -> None
     # line with the suffix added): GDR was possible, so the one without it is a warning.
     mixed = ROCE_NO_GDR + ROCE_NO_GDR.splitlines()[2].replace("/IB/1", "/IB/0/GDRDMA") + "\n"
     assert findings(matrix, mixed)["SC431"].severity is Severity.WARNING
+    # NCCL's IB transport saying it has no GDR for the HCA (no peer-memory module or dma-buf;
+    # the corpus' 400): GDR was wanted, so a warning.
+    no_module = (
+        "learn01:2228637:2230195 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+        "'mlx5_0'\n"
+    )
+    assert findings(matrix, no_module + ROCE_NO_GDR)["SC431"].severity is Severity.WARNING
     # A setting that turns GDR off is misuse, whatever the topology.
     setting = "NCCL_NET_GDR_LEVEL=LOC\n" + ROCE_NO_GDR
     assert findings(matrix, setting)["SC431"].severity is Severity.WARNING
