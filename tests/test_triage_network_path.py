@@ -1608,3 +1608,154 @@ def test_ucx_names_the_locked_memory_limit_where_registration_failed(matrix: Mat
     found = findings(matrix, line)
     assert found["SC512"].severity is Severity.ERROR
     assert "SC511" in found
+
+
+# pytorch/pytorch#81628 (the corpus' 1000): NCCL over RoCE, every connection without /GDRDMA;
+# the cause lay in the NICs not reaching each other, not in GDR.
+ROCE_NO_GDR = (
+    "tf144:143468:143468 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE "
+    "[2]i40iw0:1/RoCE ; OOB enp88s0:192.168.17.144<0>\n"
+    "tf144:143468:143468 [1] NCCL INFO Using network IB\n"
+    "tf144:143468:143535 [1] NCCL INFO Channel 00 : 0[2f000] -> 1[86000] [receive] via NET/IB/1\n"
+)
+
+
+def test_ib_without_gdrdma_alone_is_the_topologys_choice(matrix: Matrix) -> None:
+    # NCCL turns GDR off by design past NCCL_NET_GDR_LEVEL (default PXB): info, not a warning.
+    found = findings(matrix, ROCE_NO_GDR)["SC431"]
+    assert found.severity is Severity.INFO and "NCCL_NET_GDR_LEVEL" in found.message
+    # The same line as the SHARP plugin names its transport (`NET/IBext_v8`): the same choice.
+    sharp = ROCE_NO_GDR.replace("via NET/IB/1", "via NET/IBext_v8/1")
+    assert findings(matrix, sharp)["SC431"].severity is Severity.INFO
+    # Another connection of the same run with /GDRDMA (NVIDIA/nccl#897's shape, the same channel
+    # line with the suffix added): GDR was possible, so the one without it is a warning.
+    mixed = ROCE_NO_GDR + ROCE_NO_GDR.splitlines()[2].replace("/IB/1", "/IB/0/GDRDMA") + "\n"
+    assert findings(matrix, mixed)["SC431"].severity is Severity.WARNING
+    # NCCL's IB transport saying it has no GDR for the HCA (no peer-memory module or dma-buf;
+    # the corpus' 400): GDR was wanted, so a warning.
+    no_module = (
+        "learn01:2228637:2230195 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+        "'mlx5_0'\n"
+    )
+    assert findings(matrix, no_module + ROCE_NO_GDR)["SC431"].severity is Severity.WARNING
+    # A setting that turns GDR off is misuse, whatever the topology.
+    setting = "NCCL_NET_GDR_LEVEL=LOC\n" + ROCE_NO_GDR
+    assert findings(matrix, setting)["SC431"].severity is Severity.WARNING
+
+
+# nebari-dev/nebari#1642 (the corpus' 1077): ENOSPC named before /dev/shm, in prose.
+SHM_NO_SPACE = (
+    "We have run into a `No space left on device` error that appears to be due to the limited "
+    "amount of space on the `/dev/shm` (shared memory) drive. \n"
+)
+# RobotLocomotion/spartan#369 (the corpus' 1081): the shell's report quoted, and a headerless
+# `df -h | grep shm` row.
+SPARTAN_BUS = (
+    'I was getting an error something like, "Bus error (core dumped) model share memory".  '
+    "It's related to this issue: https://github.com/pytorch/pytorch/issues/2244\n"
+)
+SPARTAN_DF = "shm              64M     0   64M   0% /dev/shm\n"
+# tlkh/ai-lab#5 (the corpus' 1080): a bus error in prose, and the command without --shm-size.
+AI_LAB = (
+    "I was using google could platform. When using dataloader, multiprocessing=True, got thread "
+    "is killed: bus error because docker limits resources.\n"
+    "sudo nvidia-docker run --rm -p 8888:8888 -v /home/$USER:/home/jovyan nvaitc/ai-lab\n"
+)
+
+
+def test_enospc_on_dev_shm_in_prose_is_shm_exhausted(matrix: Matrix) -> None:
+    found = findings(matrix, SHM_NO_SPACE)["SC502"]
+    assert found.severity is Severity.ERROR and "No space left on device" in found.message
+    # Said of another disk, or as a condition, it is not /dev/shm's.
+    quiet(
+        matrix,
+        "SC502",
+        (
+            "We have run into a `No space left on device` error on the root volume.",
+            "If you get No space left on device for /dev/shm, raise --shm-size?",
+        ),
+    )
+
+
+def test_a_headerless_df_row_gives_dev_shm_its_size() -> None:
+    snapshot = read_report("$ df -h | grep shm\n" + SPARTAN_DF, "p").snapshot
+    assert snapshot.runtime.shm_bytes == 64 << 20
+
+
+def test_a_bus_error_named_in_prose_with_a_small_shm_is_shm(matrix: Matrix) -> None:
+    # With /dev/shm seen at 64 MB, or a GPU container started without a size: an error.
+    for text in (SPARTAN_BUS + SPARTAN_DF, AI_LAB):
+        assert findings(matrix, text)["SC502"].severity is Severity.ERROR, text
+    # A bus error with nothing of shared memory, containers or PyTorch around is no reading;
+    # nor one that is denied.
+    quiet(
+        matrix,
+        "SC502",
+        (
+            "The board reported a bus error on the I2C line.",
+            "With --ipc=host the DataLoader no longer gives a bus error.",
+        ),
+    )
+    said = read_report(SPARTAN_BUS, "p").snapshot.observations("process-crashed")
+    assert [o.value for o in said] == ["bus error"]
+    denied = "With --ipc=host the DataLoader no longer gives a bus error.\n"
+    assert not read_report(denied, "p").snapshot.observations("process-crashed")
+
+
+# siderolabs/extensions#893 (the corpus' 1088): the Talos wrapper's LPF lines on an HGX B200.
+LPF = (
+    "10.183.30.145: 2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+    "device=mlx5_10 guid=0xcc40f3030027f630\n"
+    "10.183.30.145: 2025/11/25 13:58:49 nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+    "device=mlx5_11 guid=0xcc40f3030027f631\n"
+)
+
+
+def test_several_nvswitch_lpf_candidates_warn_of_a_guessed_nvlsm_port(matrix: Matrix) -> None:
+    found = findings(matrix, LPF)["SC1334"]
+    assert found.severity is Severity.WARNING and "mlx5_10, mlx5_11" in found.message
+    # One candidate is no guess; the same port twice (two pastes of a line) neither.
+    one = LPF.splitlines()[0] + "\n"
+    assert "SC1334" not in findings(matrix, one)
+    assert "SC1334" not in findings(matrix, one + one)
+
+
+# data-infra/cube-studio#29's fabric manager line; the title of siderolabs/extensions#893 (the
+# corpus' 1088) put beside it to place the line on an HGX B200.
+NOTHING_TO_DO = (
+    "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4756]: request to query NVSwitch "
+    "device information from NVSwitch driver failed with error:WARNING Nothing to do "
+    "[NV_WARN_NOTHING_TO_DO]\n"
+)
+ON_B200 = "Nvidia HGX B200 8 GPU node does not work\n"
+
+
+def test_nothing_to_do_on_a_blackwell_board_is_nvlsm_missing(matrix: Matrix) -> None:
+    found = findings(matrix, ON_B200 + NOTHING_TO_DO)["SC1201"]
+    assert found.severity is Severity.ERROR and "nvlsm" in found.message
+    # Without a GPU named, it stays the harmless case of a machine without NVSwitches.
+    alone = findings(matrix, NOTHING_TO_DO)["SC1201"]
+    assert alone.severity is Severity.WARNING and "nvlsm" not in alone.message
+    # The start script's own verdict: its Pre-NVL5 line (as cube-studio#29 printed it) keeps the
+    # harmless reading; NVL5+ (the same line as the script prints it there) is NVLSM missing.
+    pre = (
+        "Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: Detected Pre-NVL5 system\n"
+    )
+    assert findings(matrix, pre + NOTHING_TO_DO)["SC1201"].severity is Severity.WARNING
+    nvl5 = findings(matrix, pre.replace("Pre-NVL5", "NVL5+") + NOTHING_TO_DO)["SC1201"]
+    assert nvl5.severity is Severity.ERROR and "nvlsm" in nvl5.message
+
+
+# kubernetes/kubernetes#28272 (bashimao, 2019-11-04): the kubelet evicting a pod over its dshm.
+DSHM_EVICTED = (
+    '  Warning  Evicted  9m38s  kubelet, x_machine_x  Usage of EmptyDir volume "dshm" exceeds '
+    'the limit "1Gi".\n'
+)
+
+
+def test_a_pod_evicted_over_its_dev_shm_volume_is_shm_exhausted(matrix: Matrix) -> None:
+    found = findings(matrix, DSHM_EVICTED)["SC502"]
+    assert found.severity is Severity.ERROR and "dshm exceeded its sizeLimit 1Gi" in found.message
+    # Another emptyDir (a cache on disk) over its limit says nothing of /dev/shm.
+    other = DSHM_EVICTED.replace('"dshm"', '"model-cache"')
+    assert "SC502" not in findings(matrix, other)

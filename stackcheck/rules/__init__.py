@@ -42,6 +42,7 @@ from stackcheck.rules.fabric_manager import (
     FabricManagerNotRunning,
     FabricManagerVersionMismatch,
     FabricManagerWithoutNvswitch,
+    NvlsmPortGuessed,
 )
 from stackcheck.rules.fleet_drift import (
     ComponentDrift,
@@ -190,6 +191,7 @@ RULES: tuple[Rule, ...] = (
     PrivilegedSeesAllGpus(),
     DeviceOrdinalBeyondGpus(),
     DriverDropsGpu(),
+    NvlsmPortGuessed(),
 )
 
 

@@ -3,6 +3,7 @@ start until nvidia-fabricmanager, of exactly the driver's version, has set up th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
@@ -12,6 +13,8 @@ from stackcheck.rules.runtime_facts import runtime_evidence
 from stackcheck.snapshot.model import ComponentName, Evidence
 
 _READY_STATES = ("completed", "n/a", "not supported")
+# HGX/DGX boards of NVLink 5, whose fabric manager needs NVLSM (not GB200/GB300 racks' trays)
+_NVL5_BOARD = re.compile(r"(?<![A-Za-z])B(?:100|200|300)\b")
 
 
 def _nvswitch_evidence(ctx: CheckContext) -> list[Evidence]:
@@ -170,7 +173,9 @@ class FabricManagerWithoutNvswitch(Rule):
     doc = RuleDoc(
         what="Reads the fabric manager's own complaint that it found no NVSwitch to manage "
         "(`request to query NVSwitch device information from NVSwitch driver failed with "
-        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`).",
+        "error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]`). On an NVLink 5 board (HGX "
+        "B100/B200/B300, or where its start script says `Detected NVL5+ system`) the same "
+        "line means the NVLink Subnet Manager is not running: an error.",
         why="nvidia-fabricmanager only serves NVSwitch systems (HGX boards: DGX-2, A100/H100/"
         "B200 SXM). On PCIe GPUs, including pairs joined by an NVLink bridge, it has nothing to "
         "do and exits with an error, so its service shows as failed although the GPUs work "
@@ -187,6 +192,29 @@ class FabricManagerWithoutNvswitch(Rule):
         said = ctx.snapshot.observations("fabric-manager-no-nvswitch")
         if not said:
             return
+        blackwell = [g for g in ctx.snapshot.gpus.devices if _NVL5_BOARD.search(g.name)]
+        detected = [
+            o for o in ctx.snapshot.observations("fabric-nvlink-generation") if o.value == "NVL5+"
+        ]
+        if blackwell or detected:
+            board = blackwell[0].name if blackwell else "system its start script found NVL5+"
+            # On NVLink 5 boards the fabric manager reports nothing to do when NVLSM is not
+            # running beside it (NVIDIA's fabric manager user guide, fourth-generation NVSwitch).
+            yield self.finding(
+                f"The fabric manager found no NVSwitch (NV_WARN_NOTHING_TO_DO) on a {board}: "
+                "on NVLink 5 boards (HGX B100/B200/B300) that means the "
+                "NVLink Subnet Manager (nvlsm) is not running with it, so the fabric stays down "
+                "and CUDA fails with error 802.",
+                [
+                    said[0].evidence,
+                    *(blackwell[0].evidence[:1] if blackwell else []),
+                    *(o.evidence for o in detected[:1]),
+                ],
+                fix="Install nvlsm (and load ib_umad) and start the fabric manager through "
+                "nvidia-fabricmanager-start.sh, which starts NVLSM on the NVSwitch management "
+                "port first; then `nvidia-smi -q` shows the fabric State Completed.",
+            )
+            return
         needs = _nvswitch_evidence(ctx)
         if needs:
             yield self.finding(
@@ -201,4 +229,40 @@ class FabricManagerWithoutNvswitch(Rule):
             "machine does not need it; the failing service can be disabled.",
             [said[0].evidence],
             severity=Severity.WARNING,
+        )
+
+
+class NvlsmPortGuessed(Rule):
+    id = "SC1334"
+    name = "nvlsm-port-guessed"
+    family = "fabric-manager"
+    severity = Severity.WARNING
+    title = "The NVLink Subnet Manager's NVSwitch port was picked among several candidates"
+    doc = RuleDoc(
+        what="Reads the fabric manager wrapper of Talos' nvidia-fabricmanager extension listing "
+        "the NVSwitch LPF ports it found (`nvidia-fabricmanager-wrapper: found NVSwitch LPF: "
+        "device=mlx5_10 guid=0x...`) and warns where it lists two or more: that wrapper picks "
+        "one without the SM-disabled check NVIDIA's `nvidia-fabricmanager-start.sh` makes.",
+        why="On NVLink 5 systems (HGX/DGX B200, B300) the fabric manager needs NVLSM running on "
+        "the NVSwitch management port; on a port whose subnet manager is disabled the NVSwitch "
+        "fabric never comes up, and CUDA fails with error 802 (siderolabs/extensions#893).",
+        example="Four `found NVSwitch LPF` lines (mlx5_8 to mlx5_11) on an HGX B200, then `using "
+        "NVSwitch management port GUID: 0x...630`, and the GPUs' fabric stays In Progress.",
+        fix="Use a wrapper that skips LPF ports whose isSMDisabled flag is set (the Talos "
+        "extension after siderolabs/extensions#893 was fixed), or NVIDIA's "
+        "nvidia-fabricmanager-start.sh; check with `ibstat` which port manages the NVSwitch.",
+        references=("https://github.com/siderolabs/extensions/issues/893",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        found = ctx.snapshot.observations("nvswitch-lpf-candidate")
+        ports = list(dict.fromkeys(o.value or "" for o in found))
+        if len(ports) < 2:
+            return
+        yield self.finding(
+            f"The fabric manager wrapper found {len(ports)} NVSwitch LPF ports "
+            f"({', '.join(ports[:6])}) and picked one without checking which may run the "
+            "subnet manager: on a port that cannot manage the NVSwitch, NVLSM never brings the "
+            "fabric up.",
+            [o.evidence for o in found[:2]],
         )

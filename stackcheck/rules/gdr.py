@@ -3,6 +3,7 @@ it staged through host memory?"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
@@ -14,6 +15,9 @@ from stackcheck.rules.runtime_facts import (
     rdma_expected,
     runtime_evidence,
 )
+
+# NCCL's own IB transport, or the SHARP plugin's (`NET/IBext_v8/0`), on InfiniBand or RoCE
+_IB_CHANNEL = re.compile(r"via NET/IB(?:ext\w{0,8})?/")
 
 
 class GdrNotUsed(Rule):
@@ -27,7 +31,11 @@ class GdrNotUsed(Rule):
         what="Reads NCCL's connection lines: `via NET/AWS Libfabric/0/GDRDMA` uses GPUDirect "
         "RDMA, `via NET/AWS Libfabric/0` does not; and aws-ofi-nccl's `GDR disabled on "
         "GDR-supported instance type`. On instance types without GPUDirect RDMA over EFA "
-        "(p3dn, g5, g6) this is expected and reported as info.",
+        "(p3dn, g5, g6) this is expected and reported as info. Over InfiniBand/RoCE, NCCL "
+        "turns GDR off by design where the NIC sits farther from the GPU than "
+        "NCCL_NET_GDR_LEVEL (default PXB, e.g. across the CPU), so a log whose every IB "
+        "connection lacks /GDRDMA is info unless something shows GDR was meant: another "
+        "connection with /GDRDMA, a peer-memory module missing, or a setting turning it off.",
         why="Without GDR every inter-node transfer is copied through host memory: more latency, "
         "less bandwidth, CPU load (NVIDIA/nccl-tests#293 saw ~1.1 GB/s until GDR was on).",
         example="`Channel 00 : 12[1a0] -> 0[160] [receive] via NET/AWS Libfabric/0` on p4d.",
@@ -47,6 +55,16 @@ class GdrNotUsed(Rule):
         if not without and not disabled:
             return
         instance = ctx.matrix.instance(snapshot.instance.type)
+        if not disabled and _topology_may_explain(ctx):
+            yield self.finding(
+                "Inter-node connections over InfiniBand/RoCE run without GPUDirect RDMA (no "
+                "/GDRDMA); NCCL does this by design when the NIC is farther from the GPU than "
+                "NCCL_NET_GDR_LEVEL (default PXB). If bandwidth is low, check `nvidia-smi topo "
+                "-m` and that nvidia_peermem (or dma-buf) is available.",
+                [o.evidence for o in without[:1]],
+                severity=Severity.INFO,
+            )
+            return
         if instance is not None and not instance.gdr:
             yield self.finding(
                 f"Connections run without GPUDirect RDMA; {instance.type} has none over EFA, so "
@@ -110,3 +128,20 @@ class PeermemNotLoaded(Rule):
             [*runtime_evidence(ctx, "peermem", "nvidia")[:1], *rdma[:1]],
             severity=Severity.WARNING if on_infiniband else Severity.INFO,
         )
+
+
+def _topology_may_explain(ctx: CheckContext) -> bool:
+    """True when every connection without GDR is NCCL's own IB transport and nothing shows GDR
+    was meant. NCCL enables GDR only where the GPU-NIC path is within NCCL_NET_GDR_LEVEL
+    (default PATH_PXB; NVIDIA/nccl src/graph/paths.cc, ncclTopoCheckGdr), so on a host whose
+    NICs hang off the CPU no /GDRDMA is the normal state of that fabric."""
+    snapshot = ctx.snapshot
+    gdr = snapshot.observations("net-gdr")
+    if any(o.value == "yes" for o in gdr) or efa_expected(ctx):
+        return False
+    if snapshot.runtime.peermem_loaded is False or snapshot.observations("peermem-load-failed"):
+        return False
+    # Only connection lines name their transport; a sentence saying GDR is off stays a warning.
+    if not all(_IB_CHANNEL.search(o.evidence.detail or "") for o in gdr):
+        return False
+    return not any(name in ("NCCL_NET_GDR_LEVEL", "NCCL_IB_GDR_LEVEL") for name in snapshot.env)

@@ -401,6 +401,8 @@ ObservationKind = Literal[
     "hang-stated",  # the report says the job or a collective hangs (wedges, deadlocks, is stuck)
     "gpu-legacy-driver",  # NVRM: a GPU is supported only through a legacy branch (value: "470")
     "library-cuda-stated",  # a library is built for CUDA X, the system has Y ("nccl X Y")
+    "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
+    "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
 ]
 
 
