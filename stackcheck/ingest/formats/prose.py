@@ -752,7 +752,27 @@ _STATED_PAIR = re.compile(
 _TARGET = re.compile(r"\b(?:revert\w{0,3}|roll\w{0,3}\sback|go\sback|back\sto)\b", re.IGNORECASE)
 
 
-def stated_components(line: Line) -> list[Fact]:
+# A line that starts a new item rather than continuing the sentence above: a list's marker, a
+# quote, a table row, a heading; after a short line, also a "Key: value" of an environment list.
+_NEW_ITEM = re.compile(r"^\s{0,8}(?:[-*+>|#\u2022]|\d{1,2}[.)]\s)")
+_KEY_VALUE = re.compile(r"^\s{0,8}\w[\w ()/.-]{0,40}[:\uff1a]\s")
+WRAPPED_MIN = 60  # a line this long that stops mid-sentence was wrapped; a list's lines are short
+
+
+def continuation(line: Line, following: Line | None) -> str:
+    """The next line's text where it continues ``line``'s last sentence (a browser or an editor
+    wrapped it): the words a version's clause may run on into. Empty otherwise."""
+    text = line.text.rstrip()
+    if following is None or not following.text.strip() or _NEW_ITEM.match(following.text):
+        return ""
+    if text.endswith((".", "!", "?", ":", ";")):
+        return ""
+    if len(text) < WRAPPED_MIN and _KEY_VALUE.match(following.text):
+        return ""
+    return following.text.strip()
+
+
+def stated_components(line: Line, tail: str = "") -> list[Fact]:
     """The PyTorch, cuDNN, CUDA and driver versions a sentence or an environment list states,
     by the table above; not where the sentence, up to the end of the version's clause, suggests
     a version or says one works ("upgrade to torch 2.1", "torch 2.1 is required"; a later clause,
@@ -761,10 +781,13 @@ def stated_components(line: Line) -> list[Fact]:
     facts: list[Fact] = []
     if _COMMENT.match(line.text):
         return facts  # a script's or a Dockerfile's comment ("# First stage - DLC PyTorch 2.6")
-    for sentence in _SENTENCE.split(line.text):
+    sentences = _SENTENCE.split(line.text)
+    for at, sentence in enumerate(sentences):
+        # The last sentence's clause may run on into the next line: the doubt is read there too.
+        context = f"{sentence} {tail}" if tail and at == len(sentences) - 1 else sentence
         pair = _STATED_PAIR.search(sentence)
         said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
-        if said and _doubted(sentence, pair.end() if pair else 0):
+        if said and _doubted(context, pair.end() if pair else 0):
             said = []
         for row, pattern in zip(_STATED, _STATED_ONE, strict=True):
             for name, version in said:
@@ -776,7 +799,7 @@ def stated_components(line: Line) -> list[Fact]:
                 if not (
                     _RANGE_WORD.search(before)
                     or _TARGET.search(before)
-                    or _doubted(sentence, found.end())
+                    or _doubted(context, found.end())
                 ):
                     facts.append(row.fact(line, found.group(1)))
                     break
@@ -887,7 +910,9 @@ class Prose(Format):
             for fact in (
                 *settings(line, lines[at - 1].text if at else ""),
                 *stated_versions(line),
-                *stated_components(line),
+                *stated_components(
+                    line, continuation(line, lines[at + 1] if at + 1 < len(lines) else None)
+                ),
                 *stated_image(line),
                 *container_stated(line),
                 *fabric_stated(line),
