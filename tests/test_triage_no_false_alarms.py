@@ -86,3 +86,37 @@ def test_a_sentence_is_no_transport_and_a_container_is_no_host() -> None:
     assert not read_report(container, "pasted").snapshot.observations("cpu-intended")
     host = "No GPUs are present on the host.\n"
     assert read_report(host, "pasted").snapshot.observations("cpu-intended")
+
+
+# Machines without a GPU by design, named without "I have no GPU" (phrasings beyond the
+# corpus's pmodels/mpich#6686 and NervanaSystems/neon#186): the no-device message is advice.
+_NO_DEVICE = "RuntimeError: cuInit failed: no CUDA-capable device is detected\n"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I get this when I run on the CPU only nodes on perlmutter:\n",
+        "The job was submitted to the cpu partition of our cluster.\n",
+        "Our Docker Hub automated builds fail since last month.\n",
+        "See [builds](https://hub.docker.com/r/someone/image/builds/): they fail like this\n",
+        "The wheel build on GitHub Actions fails at import:\n",
+        "It happens in Travis CI and on Read the Docs:\n",
+        "We launch it on non-GPU nodes for preprocessing.\n",
+    ],
+)
+def test_a_machine_without_a_gpu_by_design_is_advice(matrix: Matrix, said: str) -> None:
+    assert findings(matrix, said + _NO_DEVICE)["SC532"] is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "It fails on the GPU nodes but the CPU nodes are fine:\n",
+        "Our self-hosted GitHub Actions runner has an A100:\n",
+        "The GitHub Actions GPU runners fail:\n",
+        "It fails on our training servers:\n",
+    ],
+)
+def test_a_gpu_named_beside_the_host_keeps_the_error(matrix: Matrix, said: str) -> None:
+    assert findings(matrix, said + _NO_DEVICE)["SC532"] is Severity.ERROR
