@@ -3,7 +3,8 @@ following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / 
 ``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; ``torch.cuda.is_available()`` /
 ``True`` and ``torch.cuda.device_count()`` / ``8`` (PyTorch sees a GPU, or none); and the common
 one-liner ``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose
-answer is one line of space-separated values."""
+answer is one line of space-separated values. ``torch.version.cuda`` answering ``None`` is a
+build without CUDA (a CPU wheel)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
         return torch_fact(line, value)
     if expression == "version.cuda" and value[:1].isdigit():
         return ComponentFact(line, ComponentName.TORCH, cuda=value)
+    if expression == "version.cuda" and value == "None":
+        # No CUDA in the build: a CPU wheel (a ROCm build says so by torch.version.hip, which a
+        # text that prints it shows; collect_env reads the same None the same way).
+        return ComponentFact(line, ComponentName.TORCH, properties={"cpu_only": "yes"})
     if expression == "cuda.is_available()" and value in ("True", "False"):
         return ObservationFact(
             line, _CUDA_SEEN[value == "True"], f"torch.cuda.is_available() is {value}"

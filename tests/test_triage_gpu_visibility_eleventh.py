@@ -1,0 +1,67 @@
+"""The eleventh pass's readings of GPU visibility in containers and Kubernetes, MIG and PyTorch
+builds, on shapes of text beyond the corpus reports they were written for (each cited)."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
+
+
+def cpu_only(text: str) -> bool:
+    torch = read_report(text, "pasted").snapshot.component(ComponentName.TORCH)
+    return any(i.properties.get("cpu_only") == "yes" for i in torch.installations)
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def test_torch_version_cuda_none_is_a_cpu_build(matrix: Matrix) -> None:
+    """opendatalab/MinerU#240: `print(torch.version.cuda)` answering None in a REPL, or in a
+    one-liner beside the version; a CUDA build's answer says nothing of a CPU build."""
+    repl = ">>> print(torch.cuda.is_available())\nFalse\n>>> print(torch.version.cuda)\nNone\n"
+    assert findings(matrix, repl).get("SC201") is Severity.WARNING
+    one_line = "$ python -c 'import torch; print(torch.__version__, torch.version.cuda)'\n2.3.1 None\n"
+    assert cpu_only(one_line)
+    assert not cpu_only(">>> torch.version.cuda\n'12.1'\n")
+
+
+def test_container_and_init_unknown_errors_are_no_gpu(matrix: Matrix) -> None:
+    """The container toolkit's hook and CUDA's cuInit failing with 'unknown error', in the
+    wrappers Docker, podman and programs put around them."""
+    for text in (
+        "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` "
+        "(exit code: 1): nvidia-container-cli: initialization error: nvml error: unknown error\n",
+        "stderr: nvidia-container-cli.real: initialization error: cuda error: unknown error: "
+        "unknown.\n",
+        "time=2025-01-01 level=INFO msg=ggml_cuda_init: failed to initialize CUDA: unknown error\n",
+        "pycuda._driver.RuntimeError: cuInit failed: unknown error\n",
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+        "CUDA_ERROR_UNKNOWN: unknown error\n",
+    ):
+        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
+
+
+def test_envvar_refused_unprivileged_is_a_missing_request(matrix: Matrix) -> None:
+    """k8s-device-plugin#203's panic and the later toolkit's log line for the same refusal."""
+    for text in (
+        "error: insufficient privileges to read device list from NVIDIA_VISIBLE_DEVICES envvar\n",
+        "I1203 nvidia-container-runtime-hook: Ignoring devices specified in "
+        "NVIDIA_VISIBLE_DEVICES (privileged=false, accept-nvidia-visible-devices-envvar-when-"
+        "unprivileged=false)\n",
+    ):
+        assert findings(matrix, text).get("SC531") is Severity.WARNING, text
+
+
+def test_mig_memory_info_denied_is_mig(matrix: Matrix) -> None:
+    """k8s-device-plugin#399 (with its typo) and the plain spelling, from the GPU feature
+    discovery too."""
+    for text in (
+        "error visiting device: error getting device memory info: Insufficient Pemmissions\n",
+        "F0418 main.go:81] error getting device memory info: Insufficient Permissions\n",
+    ):
+        assert findings(matrix, text).get("SC1121") is Severity.WARNING, text
