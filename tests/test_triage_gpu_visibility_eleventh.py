@@ -65,3 +65,26 @@ def test_mig_memory_info_denied_is_mig(matrix: Matrix) -> None:
         "F0418 main.go:81] error getting device memory info: Insufficient Permissions\n",
     ):
         assert findings(matrix, text).get("SC1121") is Severity.WARNING, text
+
+
+def test_visible_devices_beyond_the_gpus_hide_them(matrix: Matrix) -> None:
+    """thuml/Autoformer#25: `export CUDA_VISIBLE_DEVICES=1` on a one-GPU machine and PyTorch
+    sees none; a first index the machine has, or no sign that a process saw none, says nothing."""
+    said = "On my machine with a single GPU, the script runs on the CPU.\n"
+    unseen = ">>> torch.cuda.is_available()\nFalse\n"
+    assert (
+        findings(matrix, said + "export CUDA_VISIBLE_DEVICES=1\n" + unseen).get("SC1325")
+        is Severity.WARNING
+    )
+    assert "SC1325" not in findings(matrix, said + "export CUDA_VISIBLE_DEVICES=0,1\n" + unseen)
+    assert "SC1325" not in findings(matrix, said + "export CUDA_VISIBLE_DEVICES=1\n")
+    two = "My server has 2 80G-A100.\nexport CUDA_VISIBLE_DEVICES=1\n" + unseen
+    assert "SC1325" not in findings(matrix, two)
+
+
+def test_a_value_told_before_the_expression(matrix: Matrix) -> None:
+    """thuml/Autoformer#25: "the following returns false" and then the expression alone."""
+    told = "On a system with a single GPU the following returns false\n`torch.cuda.is_available()`\n"
+    assert read_report(told, "pasted").snapshot.observations("cuda-unavailable")
+    asked = "Which of these returns false?\n`torch.cuda.is_available()`\n"
+    assert not read_report(asked, "pasted").snapshot.observations("cuda-unavailable")
