@@ -88,3 +88,17 @@ def test_a_value_told_before_the_expression(matrix: Matrix) -> None:
     assert read_report(told, "pasted").snapshot.observations("cuda-unavailable")
     asked = "Which of these returns false?\n`torch.cuda.is_available()`\n"
     assert not read_report(asked, "pasted").snapshot.observations("cuda-unavailable")
+
+
+def test_nv_gpu_is_nvidia_dockers_request_and_privileged_sees_all(matrix: Matrix) -> None:
+    """NVIDIA/nvidia-docker#764: `NV_GPU=1 nvidia-docker run --privileged=true` and the report
+    that the container shows all the devices; `--privileged=false` is no privileged run."""
+    run = "NV_GPU=1 nvidia-docker run -it --rm --privileged=true nvidia/cuda\n"
+    spec = read_report(run, "pasted").snapshot.run_specs[0]
+    assert spec.privileged and spec.gpus == "NV_GPU=1 (nvidia-docker)"
+    assert spec.env["NVIDIA_VISIBLE_DEVICES"] == "1"
+    assert findings(matrix, run).get("SC1324") is Severity.INFO
+    seen = run + "it shows all the devices in the container\n"
+    assert findings(matrix, seen).get("SC1324") is Severity.WARNING
+    unprivileged = "docker run --privileged=false --gpus device=1 nvidia/cuda\n"
+    assert not read_report(unprivileged, "pasted").snapshot.run_specs[0].privileged
