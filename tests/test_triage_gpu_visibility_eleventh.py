@@ -25,7 +25,8 @@ def test_torch_version_cuda_none_is_a_cpu_build(matrix: Matrix) -> None:
     one-liner beside the version; a CUDA build's answer says nothing of a CPU build."""
     repl = ">>> print(torch.cuda.is_available())\nFalse\n>>> print(torch.version.cuda)\nNone\n"
     assert findings(matrix, repl).get("SC201") is Severity.WARNING
-    one_line = "$ python -c 'import torch; print(torch.__version__, torch.version.cuda)'\n2.3.1 None\n"
+    one_line = "python -c 'import torch; print(torch.__version__, torch.version.cuda)'\n"
+    one_line += "2.3.1 None\n"
     assert cpu_only(one_line)
     assert not cpu_only(">>> torch.version.cuda\n'12.1'\n")
 
@@ -84,7 +85,7 @@ def test_visible_devices_beyond_the_gpus_hide_them(matrix: Matrix) -> None:
 
 def test_a_value_told_before_the_expression(matrix: Matrix) -> None:
     """thuml/Autoformer#25: "the following returns false" and then the expression alone."""
-    told = "On a system with a single GPU the following returns false\n`torch.cuda.is_available()`\n"
+    told = "On one GPU the following returns false\n`torch.cuda.is_available()`\n"
     assert read_report(told, "pasted").snapshot.observations("cuda-unavailable")
     asked = "Which of these returns false?\n`torch.cuda.is_available()`\n"
     assert not read_report(asked, "pasted").snapshot.observations("cuda-unavailable")

@@ -23,7 +23,8 @@ InfiniBand", "if you have RoCE", "... disables RoCE", a question).
 
 A sentence that says the machine has no GPU or that the program should run on the CPU ("I
 don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
-MacBook", "on the CPU only nodes", Docker Hub's automated builds, hosted CI) is read as that: a process that then finds no GPU shows the reporter's setup, not a
+MacBook", "on the CPU only nodes", Docker Hub's automated builds, hosted CI) is read as
+that: a process that then finds no GPU shows the reporter's setup, not a
 fault of the stack (unless the text also shows a GPU, a driver or a container). So does "(I am
 using CPU only)", "I have no GPU", another vendor's GPU, and the same in other languages; how many
 GPUs the machine has ("My server has 2 80G-A100") is read too.
