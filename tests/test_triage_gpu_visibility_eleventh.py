@@ -103,3 +103,16 @@ def test_nv_gpu_is_nvidia_dockers_request_and_privileged_sees_all(matrix: Matrix
     assert findings(matrix, seen).get("SC1324") is Severity.WARNING
     unprivileged = "docker run --privileged=false --gpus device=1 nvidia/cuda\n"
     assert not read_report(unprivileged, "pasted").snapshot.run_specs[0].privileged
+
+
+def test_device_rules_and_capabilities_refused_are_no_gpu(matrix: Matrix) -> None:
+    """The toolkit's cgroup-v2 device filter failing (libnvidia-container#154, and its
+    load-program form), and Docker's device request refused for capabilities other than gpu."""
+    for text in (
+        "nvidia-container-cli: mount error: failed to add device rules: unable to generate new "
+        "device filter program from existing programs: unable to create new device filters "
+        "program: load program: invalid argument\n",
+        'docker: Error response from daemon: could not select device driver "" with '
+        "capabilities: [[compute utility]].\n",
+    ):
+        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
