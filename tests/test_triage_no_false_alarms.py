@@ -103,6 +103,8 @@ _NO_DEVICE = "RuntimeError: cuInit failed: no CUDA-capable device is detected\n"
         "The wheel build on GitHub Actions fails at import:\n",
         "It happens in Travis CI and on Read the Docs:\n",
         "We launch it on non-GPU nodes for preprocessing.\n",
+        "setup.py probes the GPU during a docker build:\n",
+        "It fails at build time, in the RUN step that imports the extension:\n",
     ],
 )
 def test_a_machine_without_a_gpu_by_design_is_advice(matrix: Matrix, said: str) -> None:
@@ -116,6 +118,7 @@ def test_a_machine_without_a_gpu_by_design_is_advice(matrix: Matrix, said: str) 
         "Our self-hosted GitHub Actions runner has an A100:\n",
         "The GitHub Actions GPU runners fail:\n",
         "It fails on our training servers:\n",
+        "If it fails during a docker build, say so. It fails when the container runs:\n",
     ],
 )
 def test_a_gpu_named_beside_the_host_keeps_the_error(matrix: Matrix, said: str) -> None:

@@ -519,6 +519,14 @@ _CPU_HOST = re.compile(
     r"read\s?the\s?docs|appveyor)\b",
     re.IGNORECASE,
 )
+# A `docker build` step gets no GPU (vllm-project/vllm#282: "when building a docker image,
+# torch.cuda.is_available() always shows False"): what it probes finds none by design.
+_BUILD_TIME = re.compile(
+    r"\b(?:during|in|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    r"\bat\sbuild[-\s]?time\b|\bwhile\sbuilding\s(?:the\s|a\s|my\s)?(?:docker\s)?"
+    r"(?:images?|containers?)\b",
+    re.IGNORECASE,
+)
 _GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNORECASE)
 
 
@@ -529,6 +537,9 @@ def cpu_stated(line: Line) -> list[Fact]:
     near = line.text[max(0, host.start() - 30) : host.end() + 30] if host is not None else ""
     if host is not None and not _GPU_WORD.search(near):
         return [ObservationFact(line, "cpu-intended", host.group(0))]
+    build = _BUILD_TIME.search(line.text)
+    if build is not None and not _IF_BEFORE.search(line.text, 0, build.start()):
+        return [ObservationFact(line, "cpu-intended", build.group(0))]
     if _GPU_HOLDER.search(line.text):
         return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
