@@ -103,6 +103,7 @@ _NO_DEVICE = "RuntimeError: cuInit failed: no CUDA-capable device is detected\n"
         "The wheel build on GitHub Actions fails at import:\n",
         "It happens in Travis CI and on Read the Docs:\n",
         "We launch it on non-GPU nodes for preprocessing.\n",
+        "在CPU节点上运行时报错:\n",
         "setup.py probes the GPU during a docker build:\n",
         "It fails at build time, in the RUN step that imports the extension:\n",
     ],

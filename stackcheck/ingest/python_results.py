@@ -114,7 +114,7 @@ _TOLD_BEFORE = re.compile(
 
 def _value_before(lines: Sequence[Line], index: int) -> tuple[Line, list[str]] | None:
     """A single value told on the line before the expression, as a sentence ends with it."""
-    for line in reversed(lines[max(0, index - 2) : index]):
+    for line in reversed(lines[max(0, index - LOOKAHEAD) : index]):
         if line.fence or line.blank:
             continue
         found = _TOLD_BEFORE.search(line.text)

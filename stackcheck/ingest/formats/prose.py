@@ -512,7 +512,8 @@ _IF_BEFORE = re.compile(r"\b[Ii]f\b[^.?!;]{0,40}$")
 # where a GPU is named beside it ("GPU runners", "CPU and GPU nodes"; self-hosted runners).
 _CPU_HOST = re.compile(
     r"\bcpu[-\s]?(?:only\s)?(?:nodes?|partitions?|queues?|instances?|runners?|workers?|"
-    r"clusters?)\b|\bnon[-\s]gpu\s(?:nodes?|partitions?|instances?|runners?|machines?)\b|"
+    r"clusters?)\b|(?<![a-z])cpu\s?(?:节点|分区|集群)|"
+    r"\bnon[-\s]gpu\s(?:nodes?|partitions?|instances?|runners?|machines?)\b|"
     r"\b(?:hub\.docker\.com/r/\S{0,80}/builds|docker\s?hub(?:'s)?\s(?:automated\s|auto\s)?"
     r"(?:builds?|builders?|build\sservers?)|automated\sbuilds?\s(?:on|of)\sdocker\s?hub)|"
     r"\b(?:github\sactions|travis(?:[-\s]ci)?|circleci|gitlab[-\s]ci|azure\spipelines|"
