@@ -116,3 +116,14 @@ def test_device_rules_and_capabilities_refused_are_no_gpu(matrix: Matrix) -> Non
         "capabilities: [[compute utility]].\n",
     ):
         assert findings(matrix, text).get("SC532") is Severity.ERROR, text
+
+
+def test_a_stale_cdi_spec_is_no_gpu(matrix: Matrix) -> None:
+    """nvidia-container-toolkit#885's podman error, and Docker 25's wrapper of the same."""
+    for text in (
+        "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "
+        '"/dev/nvidia1": no such file or directory\n',
+        "docker: Error response from daemon: CDI device injection failed: failed to inject "
+        'devices: failed to stat CDI host device "/dev/nvidia-uvm": no such file or directory.\n',
+    ):
+        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
