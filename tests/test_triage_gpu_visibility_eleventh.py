@@ -127,3 +127,13 @@ def test_a_stale_cdi_spec_is_no_gpu(matrix: Matrix) -> None:
         'devices: failed to stat CDI host device "/dev/nvidia-uvm": no such file or directory.\n',
     ):
         assert findings(matrix, text).get("SC532") is Severity.ERROR, text
+
+
+def test_nvcc_release_after_a_label_is_read() -> None:
+    """MadryLab/trak#68: `cuda version: Cuda compilation tools, release 11.8, V11.8.89`."""
+    for text in (
+        "cuda version: Cuda compilation tools, release 11.8, V11.8.89\n",
+        "nvcc: Cuda compilation tools, release 11.8, V11.8.89\n",
+    ):
+        toolkit = read_report(text, "pasted").snapshot.component(ComponentName.CUDA_TOOLKIT)
+        assert [i.version for i in toolkit.installations] == ["11.8.89"], text
