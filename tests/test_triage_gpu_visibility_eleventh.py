@@ -3,6 +3,8 @@ builds, on shapes of text beyond the corpus reports they were written for (each 
 
 from __future__ import annotations
 
+import pytest
+
 from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
@@ -31,20 +33,35 @@ def test_torch_version_cuda_none_is_a_cpu_build(matrix: Matrix) -> None:
     assert not cpu_only(">>> torch.version.cuda\n'12.1'\n")
 
 
-def test_container_and_init_unknown_errors_are_no_gpu(matrix: Matrix) -> None:
-    """The container toolkit's hook and CUDA's cuInit failing with 'unknown error', in the
-    wrappers Docker, podman and programs put around them."""
-    for text in (
-        "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` "
-        "(exit code: 1): nvidia-container-cli: initialization error: nvml error: unknown error\n",
-        "stderr: nvidia-container-cli.real: initialization error: cuda error: unknown error: "
-        "unknown.\n",
-        "time=2025-01-01 level=INFO msg=ggml_cuda_init: failed to initialize CUDA: unknown error\n",
-        "pycuda._driver.RuntimeError: cuInit failed: unknown error\n",
-        "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
-        "CUDA_ERROR_UNKNOWN: unknown error\n",
-    ):
-        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
+# The container toolkit's hook and CUDA's cuInit failing with 'unknown error' (in the wrappers
+# Docker, podman and programs put around them), the toolkit's cgroup-v2 device filter failing
+# (libnvidia-container#154, and its load-program form), Docker's device request refused for
+# capabilities other than gpu, and a stale CDI spec (nvidia-container-toolkit#885, and Docker
+# 25's wrapper of the same): each a container or process without its GPU.
+_NO_GPU = (
+    "Error: OCI runtime error: crun: error executing hook `/usr/bin/nvidia-container-toolkit` "
+    "(exit code: 1): nvidia-container-cli: initialization error: nvml error: unknown error\n",
+    "stderr: nvidia-container-cli.real: initialization error: cuda error: unknown error: "
+    "unknown.\n",
+    "time=2025-01-01 level=INFO msg=ggml_cuda_init: failed to initialize CUDA: unknown error\n",
+    "pycuda._driver.RuntimeError: cuInit failed: unknown error\n",
+    "E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+    "CUDA_ERROR_UNKNOWN: unknown error\n",
+    "nvidia-container-cli: mount error: failed to add device rules: unable to generate new "
+    "device filter program from existing programs: unable to create new device filters "
+    "program: load program: invalid argument\n",
+    'docker: Error response from daemon: could not select device driver "" with '
+    "capabilities: [[compute utility]].\n",
+    "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "
+    '"/dev/nvidia1": no such file or directory\n',
+    "docker: Error response from daemon: CDI device injection failed: failed to inject "
+    'devices: failed to stat CDI host device "/dev/nvidia-uvm": no such file or directory.\n',
+)
+
+
+@pytest.mark.parametrize("text", _NO_GPU)
+def test_container_messages_are_no_gpu(matrix: Matrix, text: str) -> None:
+    assert findings(matrix, text).get("SC532") is Severity.ERROR
 
 
 def test_envvar_refused_unprivileged_is_a_missing_request(matrix: Matrix) -> None:
@@ -103,30 +120,6 @@ def test_nv_gpu_is_nvidia_dockers_request_and_privileged_sees_all(matrix: Matrix
     assert findings(matrix, seen).get("SC1324") is Severity.WARNING
     unprivileged = "docker run --privileged=false --gpus device=1 nvidia/cuda\n"
     assert not read_report(unprivileged, "pasted").snapshot.run_specs[0].privileged
-
-
-def test_device_rules_and_capabilities_refused_are_no_gpu(matrix: Matrix) -> None:
-    """The toolkit's cgroup-v2 device filter failing (libnvidia-container#154, and its
-    load-program form), and Docker's device request refused for capabilities other than gpu."""
-    for text in (
-        "nvidia-container-cli: mount error: failed to add device rules: unable to generate new "
-        "device filter program from existing programs: unable to create new device filters "
-        "program: load program: invalid argument\n",
-        'docker: Error response from daemon: could not select device driver "" with '
-        "capabilities: [[compute utility]].\n",
-    ):
-        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
-
-
-def test_a_stale_cdi_spec_is_no_gpu(matrix: Matrix) -> None:
-    """nvidia-container-toolkit#885's podman error, and Docker 25's wrapper of the same."""
-    for text in (
-        "Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "
-        '"/dev/nvidia1": no such file or directory\n',
-        "docker: Error response from daemon: CDI device injection failed: failed to inject "
-        'devices: failed to stat CDI host device "/dev/nvidia-uvm": no such file or directory.\n',
-    ):
-        assert findings(matrix, text).get("SC532") is Severity.ERROR, text
 
 
 def test_nvcc_release_after_a_label_is_read() -> None:
