@@ -130,3 +130,15 @@ def test_nvcc_release_after_a_label_is_read() -> None:
     ):
         toolkit = read_report(text, "pasted").snapshot.component(ComponentName.CUDA_TOOLKIT)
         assert [i.version for i in toolkit.installations] == ["11.8.89"], text
+
+
+def test_a_device_request_without_gpu_is_a_missing_request(matrix: Matrix) -> None:
+    """torchx#825's `capabilities=[["compute"]]` and the same with utility; a request that names
+    gpu says nothing."""
+    for text in (
+        "client.containers.run(image, device_requests=[DeviceRequest(count=1, "
+        'capabilities=[["compute"]])])\n',
+        "capabilities=[['compute', 'utility']]\n",
+    ):
+        assert findings(matrix, text).get("SC531") is Severity.WARNING, text
+    assert "SC531" not in findings(matrix, 'capabilities=[["gpu"], ["nvidia", "compute"]]\n')
