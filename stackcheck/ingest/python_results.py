@@ -3,7 +3,9 @@ following line (often across a Markdown fence): ``torch.cuda.nccl.version()`` / 
 ``torch.cuda.get_arch_list()`` / ``['sm_80', 'sm_90']``; ``torch.cuda.is_available()`` /
 ``True`` and ``torch.cuda.device_count()`` / ``8`` (PyTorch sees a GPU, or none); and the common
 one-liner ``print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())`` whose
-answer is one line of space-separated values."""
+answer is one line of space-separated values. ``torch.version.cuda`` answering ``None`` is a
+build without CUDA (a CPU wheel). ``torch.cuda.is_available()`` alone on its line takes a value
+the sentence before it ends with ("the following returns false"; not a question)."""
 
 from __future__ import annotations
 
@@ -64,6 +66,10 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
         return torch_fact(line, value)
     if expression == "version.cuda" and value[:1].isdigit():
         return ComponentFact(line, ComponentName.TORCH, cuda=value)
+    if expression == "version.cuda" and value == "None":
+        # No CUDA in the build: a CPU wheel (a ROCm build says so by torch.version.hip, which a
+        # text that prints it shows; collect_env reads the same None the same way).
+        return ComponentFact(line, ComponentName.TORCH, properties={"cpu_only": "yes"})
     if expression == "cuda.is_available()" and value in ("True", "False"):
         return ObservationFact(
             line, _CUDA_SEEN[value == "True"], f"torch.cuda.is_available() is {value}"
@@ -98,6 +104,24 @@ def _values_on(line: Line, expressions: list[str]) -> tuple[Line, list[str]] | N
     return (line, values) if len(values) == len(expressions) else None
 
 
+# "the following returns false" then the expression on its own line (thuml/Autoformer#25).
+_TOLD_BEFORE = re.compile(
+    r"\b(?:returns?|returned|gives|gave|prints?|printed|shows?|showed|outputs?)\s(true|false)"
+    r"[.:!]{0,2}\s{0,2}$",
+    re.IGNORECASE,
+)
+
+
+def _value_before(lines: Sequence[Line], index: int) -> tuple[Line, list[str]] | None:
+    """A single value told on the line before the expression, as a sentence ends with it."""
+    for line in reversed(lines[max(0, index - LOOKAHEAD) : index]):
+        if line.fence or line.blank:
+            continue
+        found = _TOLD_BEFORE.search(line.text)
+        return (line, [found.group(1).capitalize()]) if found is not None else None
+    return None
+
+
 def python_results(lines: Sequence[Line]) -> list[Fact]:
     facts: list[Fact] = []
     for index, line in enumerate(lines):
@@ -107,6 +131,8 @@ def python_results(lines: Sequence[Line]) -> list[Fact]:
         if not expressions:
             continue
         result = _values_after(lines, index, len(expressions)) or _values_on(line, expressions)
+        if result is None and expressions == ["cuda.is_available()"]:
+            result = _value_before(lines, index)
         if result is None:
             continue
         for expression, value in zip(expressions, result[1], strict=True):

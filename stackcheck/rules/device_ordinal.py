@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
+from stackcheck.snapshot.model import Evidence
 
 
 class DeviceOrdinalBeyondGpus(Rule):
@@ -20,7 +21,9 @@ class DeviceOrdinalBeyondGpus(Rule):
         "`CUDA_ERROR_INVALID_DEVICE`) where the text also shows how many GPUs the machine has "
         "(nvidia-smi, a GPU list, or a sentence: `My server has 2 80G-A100`, `with one A10G "
         "GPU`). Not where the GPUs are in MIG mode (a process there sees one MIG instance: "
-        "gpu-mode's), and nothing where the count is not shown.",
+        "gpu-mode's), and nothing where the count is not shown. Also CUDA_VISIBLE_DEVICES whose "
+        "first index is beyond the GPUs shown (`=1` on one GPU), where a process then saw no GPU "
+        "(`is_available()` False): CUDA stops at an index it cannot find, so none is visible.",
         why="A process called `cudaSetDevice(N)` (`torch.cuda.set_device(local_rank)`, "
         "`.to('cuda:N')`) for an N the process cannot see: a launcher started more ranks than "
         "the machine has GPUs (`--nproc_per_node=8` on two), or CUDA_VISIBLE_DEVICES hides "
@@ -33,9 +36,6 @@ class DeviceOrdinalBeyondGpus(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        asked = ctx.snapshot.observations("invalid-device-ordinal")
-        if not asked:
-            return
         snapshot = ctx.snapshot
         mig = snapshot.observations("mig-selected", "mig-stated") or any(
             g.mig_mode for g in snapshot.hardware.gpus
@@ -50,10 +50,34 @@ class DeviceOrdinalBeyondGpus(Rule):
             count, evidence = str(len(devices)), devices[0].evidence[0]
         else:
             return
+        yield from self._hidden_by_visible_devices(ctx, count, evidence)
+        asked = snapshot.observations("invalid-device-ordinal")
+        if not asked:
+            return
         yield self.finding(
             f"A process asked CUDA for a GPU index it cannot see ({(asked[0].value or '')[:60]}) "
             f"on a machine the report shows with {count} GPU(s): more processes than GPUs "
             "(`--nproc_per_node`, a script's default), or a device number beyond "
             "CUDA_VISIBLE_DEVICES.",
             [asked[0].evidence, evidence],
+        )
+
+    def _hidden_by_visible_devices(
+        self, ctx: CheckContext, count: str, evidence: Evidence
+    ) -> Iterable[Finding]:
+        """CUDA_VISIBLE_DEVICES names only indices the machine does not have (`=1` on a single
+        GPU, thuml/Autoformer#25's scripts), and a process then saw no GPU: the variable hid
+        them all (CUDA drops an index it cannot find and every one after it)."""
+        var = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
+        unseen = ctx.snapshot.observations("cuda-unavailable", "no-gpu")
+        if var is None or not unseen or not count.isdigit():
+            return
+        indices = [i.strip() for i in var.value.split(",")]
+        # CUDA stops at the first index it cannot find: a first one beyond the count hides all.
+        if not indices[0].isdigit() or int(indices[0]) < int(count):
+            return
+        yield self.finding(
+            f"CUDA_VISIBLE_DEVICES={var.value} names no GPU of the {count} the report shows "
+            "(CUDA numbers them from 0), and a process saw none: the variable hides every GPU.",
+            [var.evidence, evidence, unseen[0].evidence],
         )

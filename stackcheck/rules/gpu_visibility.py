@@ -153,7 +153,8 @@ class NoGpuVisible(Rule):
         what="Reads the messages of a process that found no GPU: `no CUDA-capable device is "
         "detected`, `CUDA_ERROR_NO_DEVICE`, `/proc/driver/nvidia/version does not exist`, "
         "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
-        "report says the machine has no GPU or the program should run on the CPU, and shows "
+        "report says the machine has no GPU (or has none by design: a cluster's CPU nodes, a "
+        "build service, hosted CI) or the program should run on the CPU, and shows "
         "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
         "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
         "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
@@ -394,10 +395,12 @@ class PrivilegedSeesAllGpus(Rule):
         what="Finds container specs that are privileged (`--privileged`, `privileged: true`) "
         "and request a number or list of GPUs (`--gpus device=0`, `--gpus 2`, compose "
         "`device_ids`/`count`, a `nvidia.com/gpu` limit): a warning where the host is shown to "
-        "have more GPUs (nvidia-smi, the instance type), advice where its GPUs are not shown, "
+        "have more GPUs (nvidia-smi, the instance type, or the report saying the container "
+        "sees them all), advice where its GPUs are not shown, "
         "nothing where the request is the whole host. Also a report that says its container "
         "is privileged and sees all the GPUs (`privileged is set true`, `I can see all two GPU "
-        "cards in the container`).",
+        "cards in the container`, `it show all the device in the container`). nvidia-docker's "
+        "`NV_GPU=1` before the command is its request.",
         why="A privileged container gets every device node of the host, /dev/nvidia* included, "
         "so CUDA and nvidia-smi see all the node's GPUs: the request no longer isolates it, and "
         "two pods or jobs given one GPU each can land on the same one "
@@ -414,6 +417,8 @@ class PrivilegedSeesAllGpus(Rule):
         instance = ctx.matrix.instance(ctx.snapshot.instance.type)
         # GPUs the host is shown to have: only then is "every GPU" more than was asked for.
         host = max(len(ctx.snapshot.gpus.devices), instance.gpu_count if instance else 0)
+        privileged = ctx.snapshot.observations("privileged-stated")
+        seen = ctx.snapshot.observations("all-gpus-seen-stated")
         for spec in ctx.snapshot.run_specs:
             granted = granted_gpus(spec)
             if not spec.privileged or granted is None or "CUDA_VISIBLE_DEVICES" in spec.env:
@@ -421,14 +426,17 @@ class PrivilegedSeesAllGpus(Rule):
             if host and host <= granted:
                 continue  # the whole host asked for (a p5's 8 GPUs, privileged for EFA)
             more = f" ({host} here)" if host else ""
+            # The report saying the container sees them all shows the host has more too.
+            said = f"; the report says it sees them all ({seen[0].value})" if seen else ""
             yield self.finding(
                 f"The {spec.kind} spec is privileged and requests {granted} GPU(s) "
-                f"({spec.gpus}): a privileged container sees every GPU of the host{more}.",
-                spec_evidence(spec, "privileged", "gpu", "device")[:3],
-                severity=Severity.WARNING if host else Severity.INFO,
+                f"({spec.gpus}): a privileged container sees every GPU of the host{more}{said}.",
+                [
+                    *spec_evidence(spec, "privileged", "gpu", "device")[:3],
+                    *(s.evidence for s in seen[:1]),
+                ],
+                severity=Severity.WARNING if host or seen else Severity.INFO,
             )
-        privileged = ctx.snapshot.observations("privileged-stated")
-        seen = ctx.snapshot.observations("all-gpus-seen-stated")
         if privileged and seen and not any(s.privileged for s in ctx.snapshot.run_specs):
             # Said rather than shown in a spec: privileged, and every GPU seen.
             yield self.finding(

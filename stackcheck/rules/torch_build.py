@@ -68,7 +68,7 @@ class CpuOnlyTorch(Rule):
             if ctx.built_for_gpus and len(cpu_only) == len(builds):
                 for torch in cpu_only:
                     yield self.finding(
-                        f"PyTorch {torch.version or ''} has no CUDA support, but this image is "
+                        f"{_named(torch)} has no CUDA support, but this image is "
                         "built for NVIDIA GPUs.",
                         [*torch.evidence[:2], *ctx.built_for_gpus[:2]],
                     )
@@ -79,7 +79,7 @@ class CpuOnlyTorch(Rule):
                 # build is why (a pip that fetched the plain Windows wheel, pytorch/pytorch#52662).
                 torch = cpu_only[0]
                 yield self.finding(
-                    f"PyTorch {torch.version or ''} has no CUDA support, and the report shows the "
+                    f"{_named(torch)} has no CUDA support, and the report shows the "
                     f"program found CUDA unavailable ({(unavailable[0].value or '')[:60]}).",
                     [*torch.evidence[:1], unavailable[0].evidence],
                     severity=Severity.WARNING,
@@ -91,7 +91,7 @@ class CpuOnlyTorch(Rule):
                 # back to (R torch on a CUDA it had no LibTorch for, mlverse/torch#285).
                 torch, toolkit = cpu_only[0], toolkits[0]
                 yield self.finding(
-                    f"PyTorch {torch.version or ''} has no CUDA support, on a machine with the "
+                    f"{_named(torch)} has no CUDA support, on a machine with the "
                     f"CUDA {toolkit.version or ''} toolkit installed.",
                     [*torch.evidence[:1], *toolkit.evidence[:1]],
                     severity=Severity.WARNING,
@@ -131,7 +131,7 @@ class CpuOnlyTorch(Rule):
             ]
             if cuda:
                 yield self.finding(
-                    f"PyTorch {torch.version or ''} has no CUDA support, although CUDA "
+                    f"{_named(torch)} has no CUDA support, although CUDA "
                     f"{cuda[0].version} was installed with it: the resolver picked the CPU build.",
                     [*torch.evidence[:2], *cuda[0].evidence[:1]],
                     severity=Severity.WARNING,
@@ -487,3 +487,8 @@ class TorchMissingArch(Rule):
             ),
         ]
         return variant.archs, evidence, unsure
+
+
+def _named(torch: Installation) -> str:
+    """ "PyTorch 2.3.1", or "PyTorch" where only its build was read (`torch.version.cuda` None)."""
+    return f"PyTorch {torch.version}" if torch.version else "PyTorch"

@@ -20,6 +20,7 @@ from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.snapshot.model import RunSpec
 
+_NV_GPU = re.compile(r"\bNV_GPU=['\"]?([\w,-]{1,80})")
 _START = re.compile(r"\b((?:nvidia-)?docker|podman)\s+(?:container\s+)?run\b")
 # docker run options that take a value (the rest are flags).
 _VALUED = frozenset(
@@ -135,6 +136,13 @@ def run_spec(command: str, lines: Sequence[Line]) -> tuple[RunSpec, list[Fact]]:
     words = tokens(command[start.start() :] if start else command)
     if words and words[0] == "nvidia-docker":
         spec.runtime, spec.gpus = "nvidia", "all (nvidia-docker)"
+        # `NV_GPU=1 nvidia-docker run`: the wrapper's own GPU selection (1.0's devices, 2.0's
+        # NVIDIA_VISIBLE_DEVICES), set in front of the command.
+        chosen = _NV_GPU.search(command[: start.start()]) if start else None
+        if chosen is not None:
+            spec.gpus = f"NV_GPU={chosen.group(1)} (nvidia-docker)"
+            spec.gpu_count = count_ids(chosen.group(1))
+            add_env(spec, lines[0], "NVIDIA_VISIBLE_DEVICES", chosen.group(1), facts)
     index = next((i + 1 for i, w in enumerate(words[:4]) if w == "run"), len(words))
     while index < len(words):
         word = words[index]
@@ -184,7 +192,7 @@ def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) 
             every = cdi.group(1) == "all" or (not first and spec.gpu_count is None)
             spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
     elif name == "--privileged":
-        spec.privileged = True
+        spec.privileged = value.lower() != "false"  # `--privileged=true` too
     elif name in ("-e", "--env"):
         key, _, val = value.partition("=")
         if key:

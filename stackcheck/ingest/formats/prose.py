@@ -23,7 +23,8 @@ InfiniBand", "if you have RoCE", "... disables RoCE", a question).
 
 A sentence that says the machine has no GPU or that the program should run on the CPU ("I
 don't have an NVIDIA GPU", "should decide between GPU and CPU", "fall back to CPU", "on my
-MacBook") is read as that: a process that then finds no GPU shows the reporter's setup, not a
+MacBook", "on the CPU only nodes", Docker Hub's automated builds, hosted CI) is read as
+that: a process that then finds no GPU shows the reporter's setup, not a
 fault of the stack (unless the text also shows a GPU, a driver or a container). So does "(I am
 using CPU only)", "I have no GPU", another vendor's GPU, and the same in other languages; how many
 GPUs the machine has ("My server has 2 80G-A100") is read too.
@@ -506,11 +507,41 @@ def gpu_request_stated(line: Line) -> list[Fact]:
 
 
 _IF_BEFORE = re.compile(r"\b[Ii]f\b[^.?!;]{0,40}$")
+# Machines that have no GPU by design, named without "I have no GPU": a cluster's CPU nodes or
+# partition (pmodels/mpich#6686, Perlmutter's "CPU only nodes"), and build services whose
+# builders have none (NervanaSystems/neon#186, Docker Hub's automated builds; hosted CI). Not
+# where a GPU is named beside it ("GPU runners", "CPU and GPU nodes"; self-hosted runners).
+_CPU_HOST = re.compile(
+    r"\bcpu[-\s]?(?:only\s)?(?:nodes?|partitions?|queues?|instances?|runners?|workers?|"
+    r"clusters?)\b|(?<![a-z])cpu\s?(?:节点|分区|集群)|"
+    r"\bnon[-\s]gpu\s(?:nodes?|partitions?|instances?|runners?|machines?)\b|"
+    r"\b(?:hub\.docker\.com/r/\S{0,80}/builds|docker\s?hub(?:'s)?\s(?:automated\s|auto\s)?"
+    r"(?:builds?|builders?|build\sservers?)|automated\sbuilds?\s(?:on|of)\sdocker\s?hub)|"
+    r"\b(?:github\sactions|travis(?:[-\s]ci)?|circleci|gitlab[-\s]ci|azure\spipelines|"
+    r"read\s?the\s?docs|appveyor)\b",
+    re.IGNORECASE,
+)
+# A `docker build` step gets no GPU (vllm-project/vllm#282: "when building a docker image,
+# torch.cuda.is_available() always shows False"): what it probes finds none by design.
+_BUILD_TIME = re.compile(
+    r"\b(?:during|in|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    r"\bat\sbuild[-\s]?time\b|\bwhile\sbuilding\s(?:the\s|a\s|my\s)?(?:docker\s)?"
+    r"(?:images?|containers?)\b",
+    re.IGNORECASE,
+)
+_GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNORECASE)
 
 
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
+    host = _CPU_HOST.search(line.text)
+    near = line.text[max(0, host.start() - 30) : host.end() + 30] if host is not None else ""
+    if host is not None and not _GPU_WORD.search(near):
+        return [ObservationFact(line, "cpu-intended", host.group(0))]
+    build = _BUILD_TIME.search(line.text)
+    if build is not None and not _IF_BEFORE.search(line.text, 0, build.start()):
+        return [ObservationFact(line, "cpu-intended", build.group(0))]
     if _GPU_HOLDER.search(line.text):
         return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
