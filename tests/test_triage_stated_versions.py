@@ -279,8 +279,8 @@ def test_docker_info_is_read_as_the_daemons_runtimes_and_cgroups() -> None:
 
 def test_a_clause_wrapped_onto_the_next_line_keeps_its_doubt() -> None:
     """A sentence a browser wrapped reads as the sentence: "... torch only / supports: ..." names
-    what the build supports, not the stack in use, wherever the wrap falls. A short environment
-    list's next "Key: value" line and a list item are new items, not a continuation."""
+    what the build supports, not the stack in use, wherever the wrap falls. A short line (a list's,
+    a log's) and a list item's next line are not a sentence wrapped."""
     one_line = "The job says: Cuda 11.0 detected but torch only supports: cpu, 10.1, 10.2, 9.2\n"
     wrapped = (
         "When I run the job it fails with this message: Cuda 11.0 detected but torch only\n"
@@ -290,5 +290,5 @@ def test_a_clause_wrapped_onto_the_next_line_keeps_its_doubt() -> None:
         assert not any(r.startswith("CUDA toolkit 11.0 stated=prose") for r in said(text)), text
     listed = "- PyTorch Version: 2.1\n- CUDA: 11.8\nrequired: none\n"
     assert "PyTorch 2.1 stated=prose" in said(listed)
-    short = "torch 2.1.0\nrequires: filelock\n"
+    short = "torch 2.1.0\nRTX 50xx requires sm_120\n"
     assert "PyTorch 2.1.0 stated=prose" in said(short)

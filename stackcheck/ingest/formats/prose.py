@@ -784,9 +784,8 @@ _TARGET = re.compile(r"\b(?:revert\w{0,3}|roll\w{0,3}\sback|go\sback|back\sto)\b
 
 
 # A line that starts a new item rather than continuing the sentence above: a list's marker, a
-# quote, a table row, a heading; after a short line, also a "Key: value" of an environment list.
+# quote, a table row, a heading.
 _NEW_ITEM = re.compile(r"^\s{0,8}(?:[-*+>|#\u2022]|\d{1,2}[.)]\s)")
-_KEY_VALUE = re.compile(r"^\s{0,8}\w[\w ()/.-]{0,40}[:\uff1a]\s")
 WRAPPED_MIN = 60  # a line this long that stops mid-sentence was wrapped; a list's lines are short
 
 
@@ -796,9 +795,7 @@ def continuation(line: Line, following: Line | None) -> str:
     text = line.text.rstrip()
     if following is None or not following.text.strip() or _NEW_ITEM.match(following.text):
         return ""
-    if text.endswith((".", "!", "?", ":", ";")):
-        return ""
-    if len(text) < WRAPPED_MIN and _KEY_VALUE.match(following.text):
+    if len(text) < WRAPPED_MIN or text.endswith((".", "!", "?", ":", ";")):
         return ""
     return following.text.strip()
 
