@@ -4,6 +4,7 @@ real line it was written from, copied from the public thread its entry names."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 
@@ -12,6 +13,11 @@ from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, Run
 from stackcheck.ingest.hardware import GpuHealthFact, XidFact
 from stackcheck.ingest.lines import split_lines
 from tests.corpus import names_elided_directory
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 CATALOGUE = signatures.catalogue()
 URL = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$")
@@ -110,5 +116,20 @@ def test_a_suggested_requirement_in_prose_is_still_the_tools_verdict() -> None:
 
 def test_a_group_that_ignores_case_gives_no_exact_case_screen_word() -> None:
     """``(?i:BarBaz)`` matches "barbaz": its words must not screen the line out."""
-    assert "BarBaz" not in signatures.needles_of(re.compile(r"foo (?i:BarBaz)"))
-    assert signatures.needles_of(re.compile(r"NCCL WARN (?i:net)")) == ("NCCL WARN ",)
+    assert "BarBaz" not in signatures.needles_of(r"foo (?i:BarBaz)")
+    assert signatures.needles_of(r"NCCL WARN (?i:net)") == ("NCCL WARN ",)
+
+
+def test_a_message_is_compiled_only_when_a_line_holds_one_of_its_words() -> None:
+    """Reading the catalogue compiles nothing; a text compiles only the messages its lines give
+    occasion to (a 5 MB NCCL log, most of the catalogue never)."""
+    data = tomllib.loads(signatures.CATALOGUE.read_text(encoding="utf-8"))
+    fresh = [signatures._signature(entry) for entry in data["message"]]
+    assert not any("pattern" in vars(s) for s in fresh)
+    text = "NCCL WARN NET/Plugin : Plugin load failed"
+    screened = [s for s in fresh if s.could_match(text, text.lower())]
+    for signature in screened:
+        signature.match(text)
+    compiled = {s.id for s in fresh if "pattern" in vars(s)}
+    assert compiled == {s.id for s in screened}
+    assert len(compiled) < len(fresh)

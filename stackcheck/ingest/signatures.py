@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -71,21 +71,38 @@ _FACT_KINDS = frozenset(
 
 @dataclass(frozen=True)
 class Signature:
-    """One message of the catalogue."""
+    """One message of the catalogue. Its expressions are compiled the first time a line holds
+    one of its literal words: most texts give most messages no occasion, and compiling all of
+    them cost a tenth of a second of every run."""
 
     id: str
     source: str
     meaning: str
-    pattern: re.Pattern[str]
+    expression: str
     facts: tuple[dict[str, str], ...]
     example: str
     example_url: str
-    requires: re.Pattern[str] | None = None
-    excludes: re.Pattern[str] | None = None
+    flags: int = 0
+    requires_expression: str | None = None
+    excludes_expression: str | None = None
     # Literal strings of which every match contains one: a line without any is skipped without
     # running the expression (a 5 MB log is mostly lines no message matches).
     needles: tuple[str, ...] = ()
     blind: bool = False  # case-blind: needles are lowered and looked for in the lowered line
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.expression, self.flags)
+
+    @cached_property
+    def requires(self) -> re.Pattern[str] | None:
+        expression = self.requires_expression
+        return None if expression is None else re.compile(expression, self.flags)
+
+    @cached_property
+    def excludes(self) -> re.Pattern[str] | None:
+        expression = self.excludes_expression
+        return None if expression is None else re.compile(expression, self.flags)
 
     def could_match(self, text: str, lowered: str) -> bool:
         if not self.needles:
@@ -206,17 +223,14 @@ def _needles(items: Any) -> set[str] | None:
     return max(candidates, key=lambda c: min(len(n) for n in c))
 
 
-def needles_of(pattern: re.Pattern[str]) -> tuple[str, ...]:
-    found = _needles(_sre_parse.parse(pattern.pattern, pattern.flags))
+def needles_of(expression: str, flags: int = 0) -> tuple[str, ...]:
+    """The literal strings of which every match of ``expression`` holds one (none: no screen)."""
+    found = _needles(_sre_parse.parse(expression, flags))
     if found is None:
         return ()
-    if pattern.flags & re.IGNORECASE:
+    if flags & re.IGNORECASE:
         found = {n.lower() for n in found}
     return tuple(sorted(found))
-
-
-def _compile(pattern: str, flags: str = "") -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE if "i" in flags else 0)
 
 
 def _signature(entry: dict[str, Any]) -> Signature:
@@ -228,20 +242,20 @@ def _signature(entry: dict[str, Any]) -> Signature:
             raise StackcheckError(
                 f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}"
             )
-    flags = entry.get("flags", "")
-    pattern = _compile(entry["pattern"], flags)
+    flags = re.IGNORECASE if "i" in entry.get("flags", "") else 0
     return Signature(
         id=entry["id"],
         source=entry["source"],
         meaning=entry["meaning"],
-        pattern=pattern,
+        expression=entry["pattern"],
         facts=tuple(entry["facts"]),
         example=entry["example"],
         example_url=entry["example_url"],
-        requires=_compile(entry["requires"], flags) if "requires" in entry else None,
-        excludes=_compile(entry["excludes"], flags) if "excludes" in entry else None,
-        needles=needles_of(pattern),
-        blind=bool(pattern.flags & re.IGNORECASE),
+        flags=flags,
+        requires_expression=entry.get("requires"),
+        excludes_expression=entry.get("excludes"),
+        needles=needles_of(entry["pattern"], flags),
+        blind=bool(flags & re.IGNORECASE),
     )
 
 
