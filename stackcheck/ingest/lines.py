@@ -259,6 +259,15 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
+# Where one sentence of a line ends and the next begins: after its stop, before the spaces.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s{1,4}")
+
+
+def sentences(text: str) -> list[str]:
+    """A line's sentences, as prose readers judge each on its own."""
+    return SENTENCE_BREAK.split(text)
+
+
 def joined_line(first: Line, tail: Line, sep: str = " ") -> Line:
     """A line wrapped in pasting, joined back: the first piece's number, both pieces' text."""
     return Line(first.number, first.raw, f"{first.text.rstrip()}{sep}{tail.text.strip()}")

@@ -56,7 +56,7 @@ from stackcheck.ingest.facts import (
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.formats.stated_image import stated_image
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, sentences
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
@@ -136,12 +136,11 @@ _FABRIC = re.compile(
 _DOUBT = re.compile(
     r"\b(?:no|not|without|never|if|whether|disabl\w{0,3}|instead of)\b|n't\b|\?", re.IGNORECASE
 )
-_SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
 
 
 def fabric_stated(line: Line) -> list[Fact]:
     """InfiniBand or RoCE, where a sentence of the line says the machines have it."""
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _FABRIC.search(sentence)
         if found is not None and not _DOUBT.search(sentence):
             fabric = found.group(1) or found.group(2)
@@ -325,7 +324,7 @@ _PLUGIN_OR_FABRIC = re.compile(
 
 
 def sockets_stated(line: Line) -> list[Fact]:
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _SOCKETS_STATED.search(sentence)
         if found is not None and _asserted(sentence):
             named = next((group for group in found.groups() if group), None)
@@ -379,7 +378,7 @@ _MIG = re.compile(
 
 def mig_stated(line: Line) -> list[Fact]:
     """MIG, where a sentence of the line says the GPUs are in MIG mode."""
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _MIG.search(sentence)
         # Doubt counts in the clause that says it: "MIG is enabled, but no GPU instance was
         # created" states MIG; "MIG is not enabled, but ..." does not.
@@ -435,7 +434,7 @@ def hardware_path_stated(line: Line) -> list[Fact]:
     facts: list[Fact] = []
     if "OMMU" in line.text.upper() and (off := _IOMMU_OFF_SET.search(line.text)) is not None:
         facts.append(ObservationFact(line, "iommu-off-set", off.group(0)))
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         if "?" in sentence or _SUGGESTION.search(sentence):
             continue
         found = _ACS_ON.search(sentence)
@@ -485,7 +484,7 @@ def memlock_raise_stated(line: Line) -> list[Fact]:
     low = line.text.lower()
     if "lock" not in low and "ulimit" not in low:  # every alternative names one: prose's hot path
         return []
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _MEMLOCK_RAISE.search(sentence)
         if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
             return [ObservationFact(line, "memlock-raise-stated", found.group(0))]
@@ -495,7 +494,7 @@ def memlock_raise_stated(line: Line) -> list[Fact]:
 def gpu_request_stated(line: Line) -> list[Fact]:
     """That the container lacked a GPU request, where a sentence names adding one as the need
     or the fix (not as a question or a condition)."""
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         need = _GPU_REQUEST.search(sentence)
         if need is None or not _asserted(sentence):
             continue
@@ -645,7 +644,7 @@ def stated_nccl(line: Line) -> list[Fact]:
     """The NCCL a sentence states as the one in use, or the one a version bump replaces."""
     if "NCCL error" in line.text:
         return []  # PyTorch's DistBackendError: the catalogue reads its NCCL as the one loaded
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _NCCL_BUMP.search(sentence) or _failing_nccl(sentence)
         if found is None and not (_SUGGESTION.search(sentence) or _WORKS.search(sentence)):
             found = _NCCL.search(sentence)
@@ -668,7 +667,7 @@ def stated_ofi_nccl(line: Line) -> list[Fact]:
     """The aws-ofi-nccl release a sentence states as the one in use."""
     if "ofi" not in line.text.lower():
         return []
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         if _SUGGESTION.search(sentence) or _WORKS.search(sentence):
             continue
         found = _OFI_NCCL.search(sentence)
@@ -809,10 +808,10 @@ def stated_components(line: Line, tail: str = "") -> list[Fact]:
     facts: list[Fact] = []
     if _COMMENT.match(line.text):
         return facts  # a script's or a Dockerfile's comment ("# First stage - DLC PyTorch 2.6")
-    sentences = _SENTENCE.split(line.text)
-    for at, sentence in enumerate(sentences):
+    parts = sentences(line.text)
+    for at, sentence in enumerate(parts):
         # The last sentence's clause may run on into the next line: the doubt is read there too.
-        context = f"{sentence} {tail}" if tail and at == len(sentences) - 1 else sentence
+        context = f"{sentence} {tail}" if tail and at == len(parts) - 1 else sentence
         pair = _STATED_PAIR.search(sentence)
         said = [(pair.group(1), pair.group(3)), (pair.group(2), pair.group(4))] if pair else []
         if said and _doubted(context, pair.end() if pair else 0):

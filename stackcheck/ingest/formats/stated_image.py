@@ -11,14 +11,13 @@ import re
 from stackcheck.dockerfile.base_image import resolve_base_image
 from stackcheck.ingest.facts import REPORTED_ENV, ComponentFact, Fact
 from stackcheck.ingest.formats.dockerfile import bundled_index
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import Line, sentences
 from stackcheck.snapshot.model import ComponentName, Evidence
 
 # A full NGC reference with its tag; a path or URL around it (".../nvcr.io/...") is not one.
 _NGC = re.compile(
     r"(?<![A-Za-z0-9_./-])(nvcr\.io/nvidia/[a-z0-9][a-z0-9._/-]{0,60}:[\w][\w.-]{0,40})"
 )
-_SENTENCE = re.compile(r"(?<=[.!?;])\s{1,4}")
 # Words that make a sentence's image the proposal or the one that works, not the stack at fault.
 _NOT_IN_USE = re.compile(
     r"\b(?:try|tried|instead|should|recommend\w{0,2}|suggest\w{0,2}|upgrad\w{0,3}|updat\w{0,3}|"
@@ -32,7 +31,7 @@ def stated_image(line: Line) -> list[Fact]:
     """The components of the NGC image a sentence of the line names as the one in use."""
     if "nvcr.io/nvidia/" not in line.text:
         return []
-    for sentence in _SENTENCE.split(line.text):
+    for sentence in sentences(line.text):
         found = _NGC.search(sentence)
         if found is None or _NOT_IN_USE.search(sentence):
             continue
