@@ -129,7 +129,8 @@ class GpuXid(Rule):
         "reset "
         "required). Severity comes from the table; 13, 31 and 43 (usually the application's "
         "own faults) are advice, and a warning where one GPU logs one of them for three or more "
-        "different processes (the GPU is then the common factor); other codes are left alone. "
+        "different processes on a machine with another GPU known (the GPU is then the common "
+        "factor; with one GPU, every program's fault lands on it); other codes are left alone. "
         "Also read where no NVRM Xid "
         "line is pasted: NVRM's `has fallen off the bus` and NVML's `GPU is lost` (79), "
         "`NV_ERR_RESET_REQUIRED` (154), the GSP's RPC timeout (119), an Xid "
@@ -163,6 +164,9 @@ class GpuXid(Rule):
         for event in ctx.snapshot.hardware.xids:
             groups.setdefault((event.code, event.bus_id or "?"), []).append(event)
         gpus = {g.bus_id: g for g in ctx.snapshot.hardware.gpus}
+        # "The GPU is the common factor" needs another GPU to compare with: on a machine known
+        # to have one GPU, every program's fault lands on it.
+        known_gpus = set(gpus) | {normalise_bus_id(bus) for _, bus in groups if bus != "?"}
         for (code, bus), events in groups.items():
             known = ctx.matrix.xid(code)
             if known is None:
@@ -174,7 +178,12 @@ class GpuXid(Rule):
             # An Xid programs usually cause, logged on one GPU for many different processes:
             # the GPU, not a program, is the common factor.
             pids = {p for e in events for p in _PID.findall(e.text or "")}
-            suspect = severity is Severity.INFO and bus != "?" and len(pids) >= _MANY_PROCESSES
+            suspect = (
+                severity is Severity.INFO
+                and bus != "?"
+                and len(known_gpus) >= 2
+                and len(pids) >= _MANY_PROCESSES
+            )
             yield self.finding(
                 f"{where}: Xid {code}{times}, {known.meaning}. "
                 + (
