@@ -12,7 +12,7 @@ from stackcheck.ingest import signatures
 from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
 from stackcheck.ingest.hardware import GpuHealthFact, XidFact
 from stackcheck.ingest.lines import split_lines
-from tests.corpus import names_elided_directory
+from tests.corpus import ALL_REPORTS, names_elided_directory
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -133,3 +133,21 @@ def test_a_message_is_compiled_only_when_a_line_holds_one_of_its_words() -> None
     compiled = {s.id for s in fresh if "pattern" in vars(s)}
     assert compiled == {s.id for s in screened}
     assert len(compiled) < len(fresh)
+
+
+def test_the_indexed_screen_keeps_every_message_a_needle_admits() -> None:
+    """The screen looks needles up by their first characters; it must admit exactly the messages
+    one of whose needles the line holds (as written, or lowered for case-blind ones), on the
+    catalogue's example lines and the corpus's lines (a fixed third of the distinct ones)."""
+    screen = signatures._screen()
+    plain = [(s, signatures._screened_needles(s.needles)) for s in signatures.catalogue()]
+    texts = [s.example for s in signatures.catalogue()] + [r.body for r in ALL_REPORTS]
+    keys = {line.text.translate(signatures._DIGITS) for t in texts for line in split_lines(t)}
+    for key in sorted(keys)[::3]:  # a third of the corpus's distinct lines, the same each run
+        lowered = key.lower()
+        wanted = tuple(
+            s
+            for s, needles in plain
+            if not needles or any(n in (lowered if s.blind else key) for n in needles)
+        )
+        assert screen.candidates(key) == wanted, key

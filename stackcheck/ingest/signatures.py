@@ -281,14 +281,45 @@ def _screened_needles(needles: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(needle.translate(_DIGITS) for needle in needles)
 
 
+@dataclass(frozen=True)
+class _Screen:
+    """The catalogue's needles indexed by their first MIN_NEEDLE characters: a line is screened by
+    looking up each of its short windows, so the cost follows the line's length, not the number
+    of messages (a log of lines that never repeat meets every line once)."""
+
+    signatures: tuple[Signature, ...]
+    always: frozenset[int]  # signatures the screen cannot cover (no needle): they always run
+    exact: dict[str, tuple[tuple[str, int], ...]]  # window -> (needle, signature) as written
+    blind: dict[str, tuple[tuple[str, int], ...]]  # the same for case-blind needles, lowered
+
+    def candidates(self, key: str) -> tuple[Signature, ...]:
+        found = set(self.always)
+        for text, index in ((key, self.exact), (key.lower(), self.blind)):
+            windows = {text[at : at + MIN_NEEDLE] for at in range(len(text) - MIN_NEEDLE + 1)}
+            for window in windows & index.keys():
+                found.update(number for needle, number in index[window] if needle in text)
+        return tuple(self.signatures[number] for number in sorted(found))
+
+
 @cache
-def _screen() -> tuple[tuple[Signature, tuple[str, ...] | None], ...]:
-    """Each signature, in the catalogue's order, with its screened needles (lowered for case-blind
-    signatures); None where the screen cannot cover it (no needle): such a signature always
-    runs."""
-    return tuple(
-        (signature, _screened_needles(signature.needles) if signature.needles else None)
-        for signature in catalogue()
+def _screen() -> _Screen:
+    """Each signature's screened needles (lowered for case-blind signatures), indexed."""
+    signatures = catalogue()
+    always: set[int] = set()
+    exact: dict[str, list[tuple[str, int]]] = {}
+    blind: dict[str, list[tuple[str, int]]] = {}
+    for number, signature in enumerate(signatures):
+        if not signature.needles:
+            always.add(number)
+            continue
+        index = blind if signature.blind else exact
+        for needle in _screened_needles(signature.needles):
+            index.setdefault(needle[:MIN_NEEDLE], []).append((needle, number))
+    return _Screen(
+        signatures,
+        frozenset(always),
+        {window: tuple(pairs) for window, pairs in exact.items()},
+        {window: tuple(pairs) for window, pairs in blind.items()},
     )
 
 
@@ -305,12 +336,7 @@ def _candidates(text: str) -> tuple[Signature, ...]:
     known = _screened.get(key)
     if known is not None:
         return known
-    lowered = key.lower()
-    found = tuple(
-        signature
-        for signature, pieces in _screen()
-        if pieces is None or any(p in (lowered if signature.blind else key) for p in pieces)
-    )
+    found = _screen().candidates(key)
     if len(_screened) >= _SCREENED_MAX:
         _screened.clear()
     _screened[key] = found
