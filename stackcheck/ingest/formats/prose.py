@@ -531,6 +531,21 @@ _BUILD_TIME = re.compile(
 _GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNORECASE)
 
 
+# Every Latin-script branch of _CPU_SAID holds one of these words (its own screen finds none to
+# share: the branches have no word in common); a line without one, and in ASCII, skips it.
+_CPU_SAID_CUES = (
+    "cpu", "gpu", "graphic", "grafi", "card", "carte", "placa", "scheda", "adapter", "radeon",
+    "arc", "mac",
+)  # fmt: skip
+
+
+def _may_say_cpu(text: str) -> bool:
+    if not text.isascii():
+        return True  # the CJK and Cyrillic branches
+    lowered = text.lower()
+    return any(cue in lowered for cue in _CPU_SAID_CUES)
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
@@ -544,7 +559,7 @@ def cpu_stated(line: Line) -> list[Fact]:
     if _GPU_HOLDER.search(line.text):
         return []  # "the nodes do not have GPUs": a cluster that lost them, not a CPU machine
     found = _CPU.search(line.text) or _MAC.search(line.text)
-    if found is None:
+    if found is None and _may_say_cpu(line.text):
         said = _CPU_SAID.search(line.text)
         found = None if said is None or _CPU_SYMPTOM.search(line.text) else said
     if found is None or _IF_BEFORE.search(line.text, max(0, found.start() - 40), found.start()):
