@@ -313,6 +313,9 @@ def test_compose_gpus_as_cdi_names_and_block_lists() -> None:
         reservation
         + "            - driver: cdi\n              device_ids: ['nvidia.com/gpu=all']\n"
         "              capabilities: [gpu]\n": None,
+        # All of them, then one more: still all (as `docker run` reads two --device flags).
+        "    devices:\n      - nvidia.com/gpu=all\n      - nvidia.com/gpu=0\n": None,
+        "    devices:\n      - nvidia.com/gpu=0\n      - nvidia.com/gpu=1\n": 2,
     }
     for body_, count in cases.items():
         spec = read_report(head + body_, "pasted").snapshot.run_specs[0]

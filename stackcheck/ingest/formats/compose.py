@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from stackcheck.ingest.facts import Fact, RunSpecFact
 from stackcheck.ingest.formats.base import Format
-from stackcheck.ingest.formats.runspec import add_env, visible_limit
+from stackcheck.ingest.formats.runspec import add_env, add_named_gpu, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.parsers.yamlish import Entry, flow_list, strip_quotes, walk
@@ -88,9 +88,7 @@ def _read(spec: RunSpec, sub: tuple[str, ...], entry: Entry, line: Line, facts: 
         # block `device_ids:` list: each names one GPU unless it names them all.
         if where == "devices" and not value.startswith("nvidia.com/gpu="):
             return
-        every = value == "all" or value.endswith("=all")
-        spec.gpus = f"{spec.gpus} {value}" if spec.gpus else value
-        spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
+        add_named_gpu(spec, value, " ")
     elif key is None and where == "volumes":
         spec.volumes.append(value)
     elif key == "device_ids" and not value:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from stackcheck.ingest.facts import Fact, RunSpecFact
 from stackcheck.ingest.formats.base import Format, continued, joined
 from stackcheck.ingest.formats.prose import settings
-from stackcheck.ingest.formats.runspec import add_env, count_ids, visible_limit
+from stackcheck.ingest.formats.runspec import add_env, add_named_gpu, count_ids, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
 from stackcheck.snapshot.model import RunSpec
@@ -186,11 +186,7 @@ def _apply(spec: RunSpec, name: str, value: str, line: Line, facts: list[Fact]) 
         if cdi is not None:
             # A CDI device (podman, Docker 25+): `nvidia.com/gpu=all`, `=0`, a GPU's UUID; each
             # --device names one GPU unless it names them all.
-            named = value.strip("'\"")
-            first = spec.gpus is None
-            spec.gpus = named if first else f"{spec.gpus},{named}"
-            every = cdi.group(1) == "all" or (not first and spec.gpu_count is None)
-            spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
+            add_named_gpu(spec, value.strip("'\""), ",")
     elif name == "--privileged":
         spec.privileged = value.lower() != "false"  # `--privileged=true` too
     elif name in ("-e", "--env"):

@@ -25,6 +25,15 @@ def count_ids(value: str) -> int | None:
     return len([i for i in ids.split(",") if i.strip()])
 
 
+def add_named_gpu(spec: RunSpec, named: str, sep: str) -> None:
+    """One more GPU named by itself (a CDI device ``nvidia.com/gpu=0``, an item of a device list):
+    the count grows by one, unless this item or an earlier one names them all."""
+    items = [*(spec.gpus.split(sep) if spec.gpus else []), named]
+    every = any(item == "all" or item.endswith("=all") for item in items)
+    spec.gpus = sep.join(items)
+    spec.gpu_count = None if every else (spec.gpu_count or 0) + 1
+
+
 def visible_limit(spec: RunSpec) -> None:
     """``CUDA_VISIBLE_DEVICES`` / ``NVIDIA_VISIBLE_DEVICES`` in the spec narrow what it exposes."""
     for name in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
