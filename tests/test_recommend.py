@@ -13,9 +13,7 @@ from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.probes import probe_root
 from stackcheck.recommend import Advice, Target, recommend_for, with_overrides
 from stackcheck.recommend.dlami import dlami_recommendation
-from stackcheck.recommend.images import last_branch
 from stackcheck.versions import key as version_key
-from stackcheck.versions import major
 from stackcheck.versions import release as version_release
 from tests.conftest import Outcome
 from tests.support import scenarios
@@ -241,8 +239,7 @@ def _no_contradiction(found: Advice, target: Target) -> None:
     wanted = target.torch_line
     for kind in ("dlc", "ngc"):
         recs = found[kind]
-        past, branch = last_branch(target), major(found.basis.driver)
-        beyond = past is not None and branch is not None and branch > past
+        beyond = target.driver_past_gpus(found.basis.driver)
         for rec in recs:
             cannot = "does not run on driver " in rec.reason
             needs = "needs driver >= " in rec.reason or cannot

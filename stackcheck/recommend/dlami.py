@@ -58,11 +58,8 @@ def fits(dlami: Dlami, target: Target, families: set[str], floor: str | None) ->
         return False
     if not target.family and families and not families & set(dlami.instances):
         return False  # AWS does not list an instance with this GPU for the AMI
-    branch = versions.major(dlami.driver)
-    for gpu in target.gpus:
-        last = gpu.known.last_driver_branch if gpu.known else None
-        if last is not None and branch is not None and branch > last:
-            return False
+    if target.driver_past_gpus(dlami.driver):
+        return False
     if floor and versions.key(dlami.driver) < versions.key(floor):
         return False
     line, wanted = torch_line(dlami), target.torch_line

@@ -53,6 +53,7 @@ class _Fit:
     min_driver: str | None
     needs_driver: str | None = None
     cautions: list[str] = field(default_factory=list)
+    past_gpus: bool = False  # the driver is newer than a GPU's last branch: no image runs on it
 
     def rank(self) -> tuple[bool, bool, int, bool, bool, Version, date]:
         image = self.image
@@ -65,12 +66,6 @@ class _Fit:
             versions.key(image.torch),
             image.released or image.checked,
         )
-
-
-def last_branch(target: Target) -> int | None:
-    """The newest driver branch every target GPU is supported by (R580 for a V100), if known."""
-    limits = [g.known.last_driver_branch for g in target.gpus if g.known]
-    return min((b for b in limits if b), default=None)
 
 
 def image_archs(image: ContainerImage, index: MatrixIndex) -> list[str]:
@@ -129,9 +124,8 @@ def _fit(
     needs = driver_needs(index, image.cuda)
     full = image.min_driver or needs.full
     level, needs_driver = NATIVE, None
-    last = last_branch(target)
-    branch = versions.major(basis.driver) if basis.driver else None
-    if last is not None and branch is not None and branch > last:
+    past_gpus = target.driver_past_gpus(basis.driver)
+    if past_gpus:
         # The driver does not drive the GPU at all (SC1406): no image runs on it, whatever CUDA.
         level = NEEDS_DRIVER
     elif basis.driver and needs.floor:
@@ -167,6 +161,7 @@ def _fit(
         full or needs.floor,
         needs_driver,
         cautions,
+        past_gpus,
     )
 
 
@@ -211,8 +206,8 @@ def _recommendation(
         )
         if key in stack
     )
-    last = last_branch(target)
-    if fit.level == NEEDS_DRIVER and fit.needs_driver is None:
+    last = target.last_driver_branch
+    if fit.past_gpus:
         how = f"does not run on driver {basis.driver} ({basis.origin}): past the GPU's R{last}"
     elif fit.level == NEEDS_DRIVER:
         how = f"needs driver >= {fit.needs_driver}"
@@ -225,7 +220,7 @@ def _recommendation(
     up_to = f"; the GPU is supported up to driver branch R{last}" if last else ""
     if fit.needs_driver:
         driver_change = [f"driver {basis.driver} -> >= {fit.needs_driver}{up_to}"]
-    elif fit.level == NEEDS_DRIVER:
+    elif fit.past_gpus:
         floor = f">= {fit.min_driver} " if fit.min_driver else ""
         driver_change = [
             f"driver {basis.driver} -> {floor}on branch R{last} or older (the GPU's last)"

@@ -41,6 +41,17 @@ class Target:
     def torch_line(self) -> str | None:
         return versions.release(self.torch, 2)
 
+    @property
+    def last_driver_branch(self) -> int | None:
+        """The newest driver branch every GPU of the target is supported by (R580 for a V100)."""
+        limits = [g.known.last_driver_branch for g in self.gpus if g.known]
+        return min((b for b in limits if b), default=None)
+
+    def driver_past_gpus(self, driver: str | None) -> bool:
+        """Whether ``driver``'s branch is newer than a target GPU's last (SC1406's case)."""
+        last, branch = self.last_driver_branch, versions.major(driver)
+        return last is not None and branch is not None and branch > last
+
     def describe(self) -> str:
         parts = [self.instance_type or "any instance"]
         if self.gpus:
