@@ -45,7 +45,7 @@ from stackcheck.plan.request import PlanRequest
 from stackcheck.plan.scale import advise
 from stackcheck.plan.search import Fit, Pinned, fewest_nodes, gpu_memory, place, plannable
 from stackcheck.plan.shape import derive_shape, shape_of
-from stackcheck.plan.steptime import StepTime, performance, step_or_reason
+from stackcheck.plan.steptime import performance, step_or_reason
 from stackcheck.rules import RULES
 from stackcheck.rules.layout import TensorParallelHeads
 from stackcheck.snapshot.model import Instance as SnapshotInstance
@@ -283,7 +283,7 @@ def _plan_on(request: PlanRequest, asked: Settings, index: MatrixIndex) -> PlanR
     settings, precision = on_gpu(asked, instance, index)
     layout = _given_layout(request, settings, instance)
     state = State(settings, layout, instance)
-    step = step_or_reason(
+    estimate = step_or_reason(
         settings, layout, instance, performance(instance, index.matrix.gpu_performance)
     )
     return PlanReport(
@@ -295,8 +295,8 @@ def _plan_on(request: PlanRequest, asked: Settings, index: MatrixIndex) -> PlanR
         precision_notes=list(precision.notes),
         instance=_facts(instance),
         memory=_breakdown(state.estimate, layout),
-        step_time=step if isinstance(step, StepTime) else None,
-        step_time_unknown=None if isinstance(step, StepTime) else step,
+        step_time=estimate.step,
+        step_time_unknown=estimate.unknown,
         verdict=_verdict_on(state, index.matrix.instance, request.max_gpus),
         scale=advise(settings.params, settings.experts, instance, index.matrix.instance),
         findings=_findings(layout, index),

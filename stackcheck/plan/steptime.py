@@ -30,7 +30,7 @@ compute, bubble, NVLink traffic and EFA traffic.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -73,6 +73,13 @@ class StepTime(BaseModel):
     formula: str
 
 
+class Estimate(NamedTuple):
+    """A step time, or why there is none (exactly one of the two is set)."""
+
+    step: StepTime | None
+    unknown: str | None = None
+
+
 def performance(instance: Instance, table: list[GpuPerformance]) -> GpuPerformance | None:
     return next((p for p in table if p.gpu == instance.gpu), None)
 
@@ -88,8 +95,7 @@ def estimate_step(
     perf: GpuPerformance | None,
 ) -> StepTime | None:
     """None where :func:`step_or_reason` gives a reason instead."""
-    step = step_or_reason(settings, layout, instance, perf)
-    return step if isinstance(step, StepTime) else None
+    return step_or_reason(settings, layout, instance, perf).step
 
 
 def step_or_reason(
@@ -97,7 +103,7 @@ def step_or_reason(
     layout: JobLayout,
     instance: Instance,
     perf: GpuPerformance | None,
-) -> StepTime | str:
+) -> Estimate:
     """The step time, or why it is not estimated: the matrix has no peak or achievable share
     for this GPU and precision, or the layout sends traffic over a link it gives no bandwidth
     for (NVLink on an instance whose figure is not read, PCIe inside an instance without
@@ -106,7 +112,9 @@ def step_or_reason(
     tp_comm_overlap = settings.tp_comm_overlap
     precision = settings.precision.value
     if perf is None or precision not in perf.dense_tflops or precision not in perf.achievable:
-        return f"the matrix has no {precision} peak and achievable share for the {instance.gpu}"
+        return Estimate(
+            None, f"the matrix has no {precision} peak and achievable share for the {instance.gpu}"
+        )
     shape = settings.shape
     tp, pp, cp, dp, ep = layout.tp, layout.pp, layout.cp, layout.dp, layout.ep
     gpus = layout.ranks
@@ -167,7 +175,8 @@ def step_or_reason(
         over(volume, tp * ep)
 
     if unpriced:
-        return "; ".join(_UNPRICED[link].format(instance.type) for link in dict.fromkeys(unpriced))
+        links = dict.fromkeys(unpriced)
+        return Estimate(None, "; ".join(_UNPRICED[link].format(instance.type) for link in links))
     parts: dict[Bottleneck, float] = {
         "compute": compute,
         "bubble": bubble,
@@ -175,7 +184,7 @@ def step_or_reason(
         "EFA": efa,
     }
     seconds = sum(parts.values())
-    return StepTime(
+    step = StepTime(
         seconds=seconds,
         compute_s=compute,
         bubble_s=bubble,
@@ -193,3 +202,4 @@ def step_or_reason(
         "DP (exposed) + EP traffic / link bandwidth; F = 6*N_active + 12*L*s*d"
         + (" (x 4/3: recomputation)" if settings.checkpointing else ""),
     )
+    return Estimate(step)
