@@ -16,7 +16,7 @@ from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
 
 def _compat_libraries(ctx: CheckContext) -> list[Installation]:
@@ -64,7 +64,7 @@ class DriverTooOld(Rule):
     name = "driver-too-old"
     family = "driver-cuda"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO
     title = "Driver too old for the CUDA in use"
     doc = RuleDoc(
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
@@ -76,7 +76,10 @@ class DriverTooOld(Rule):
         "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
         "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`; and, as a warning, from "
         "a report's sentence that says the driver is too old for (or does not support) the CUDA "
-        "release it needs.",
+        "release it needs. Error 35 is also what the runtime returns where it reaches no driver at "
+        "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
+        "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
+        "too), the message alone is advice (`info`).",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
@@ -103,14 +106,7 @@ class DriverTooOld(Rule):
             )
         reported = ctx.snapshot.observations("driver-insufficient")
         if reported and not found:
-            # The CUDA runtime's own verdict, where the versions were not all shown.
-            driver = ctx.driver
-            shown = f" {driver.version}" if driver is not None else ""
-            yield self.finding(
-                f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
-                f"{(reported[0].value or '')[:120]}.",
-                [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else []),
-            )
+            yield self._reported(ctx, reported)
         stated = ctx.snapshot.observations("driver-too-old-stated")
         driver = ctx.driver
         settled = driver is not None and driver.version is not None and ctx.cuda_consumers
@@ -124,6 +120,64 @@ class DriverTooOld(Rule):
                 [stated[0].evidence] + (driver.evidence[:1] if driver else []),
                 severity=Severity.WARNING,
             )
+
+
+    def _reported(self, ctx: CheckContext, reported: list[Observation]) -> Finding:
+        """The CUDA runtime's own verdict, where the versions were not all shown. Error 35 is
+        also what the runtime returns where it finds no driver at all (a `docker build` step, a
+        machine without an NVIDIA GPU), so there, and where the driver shown runs every CUDA
+        shown, it is advice: the process did not reach a driver, rather than an old one."""
+        driver = ctx.driver
+        shown = f" {driver.version}" if driver is not None else ""
+        said = (reported[0].value or "")[:120]
+        evidence = [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else [])
+        cpu = ctx.snapshot.observations("cpu-intended")
+        # Any driver shown (PyTorch's "found version 12040" too) was reached: not that case.
+        if cpu and not (ctx.has_nvidia_gpu or ctx.installations(ComponentName.DRIVER)):
+            return self.finding(
+                f"The CUDA runtime found no usable driver ({said}), where the report says there "
+                f"is no NVIDIA GPU or driver to reach ({(cpu[0].value or '')[:60]}): a build "
+                "step or a machine without an NVIDIA GPU gets this error from any CUDA build; "
+                "the program needs a GPU at run time, or a CPU path.",
+                [*evidence, cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+        if _driver_fits(ctx):
+            return self.finding(
+                f"The process reported a driver too old for its CUDA ({said}), but the driver"
+                f"{shown} runs every CUDA the text shows: the process most likely reached no "
+                "driver at all (a `docker build` step, a container started without the NVIDIA "
+                "runtime), or a CUDA the text does not show.",
+                evidence,
+                severity=Severity.INFO,
+            )
+        return self.finding(
+            f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
+            f"{said}.",
+            evidence,
+        )
+
+
+def _driver_fits(ctx: CheckContext) -> bool:
+    """Whether a driver is shown, CUDA is shown (what runs on it, or an image's CUDA: a
+    Dockerfile's base, an image the report names), and the driver runs every CUDA shown."""
+    driver = ctx.driver
+    images = [
+        i.cuda
+        for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+        for i in ctx.installations(name)
+        if i.cuda and (i.origin == "image-config" or "image" in i.properties)
+    ]
+    cudas = [c.cuda for c in ctx.cuda_consumers] + images
+    if driver is None or driver.version is None or not cudas:
+        return False
+    for cuda in cudas:
+        needs = driver_needs(ctx.matrix, cuda)
+        if needs.floor is None or needs.unsure:
+            return False
+        if ctx.version_at_least(driver.version, needs.floor) is not True:
+            return False
+    return True
 
 
 class MinorVersionCompatibility(Rule):

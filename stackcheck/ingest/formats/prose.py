@@ -237,6 +237,11 @@ _CPU_SAID = re.compile(
     # Another vendor's GPU is no NVIDIA one: "I have an AMD Radeon RX 6800", "using Intel Arc".
     r"\b(?:have|has|using|use|with)\s(?:an?\s)?(?:AMD\s)?(?:Radeon|Intel\sArc)\b|"
     r"\b(?:have|has|using|use|with)\s(?:an?\s)?AMD\s(?:GPUs?|graphics\scards?|cards?)\b|"
+    # An Intel integrated GPU named as the machine's ("I'm using a integrated Intel GPU(iris xe
+    # graphics)", lora-scripts#101), unless an NVIDIA one is named beside it (a laptop has both).
+    r"\b(?:have|has|using|use|with|on)\s(?:an?\s|my\s|the\s|only\s)?(?:integrated\s|onboard\s)?"
+    r"Intel\s(?:integrated\s)?(?:Iris|UHD|HD\sGraphics|GPU|graphics)\b"
+    r"(?![^.?!]{0,80}\b(?:nvidia|geforce|cuda[-\s]capable|MX\d{3})\b)|"
     r"\b(?:want|wants|wanted|need|needs|should|must|would\slike|'d\slike|trying|try|tried|have|"
     r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
     r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
@@ -535,7 +540,7 @@ _GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNOR
 # share: the branches have no word in common); a line without one, and in ASCII, skips it.
 _CPU_SAID_CUES = (
     "cpu", "gpu", "graphic", "grafi", "card", "carte", "placa", "scheda", "adapter", "radeon",
-    "arc", "mac",
+    "arc", "mac", "intel",
 )  # fmt: skip
 
 
@@ -567,6 +572,35 @@ def cpu_stated(line: Line) -> list[Fact]:
         # CPU-only machine, please use torch.load with map_location=..."
         return []
     return [ObservationFact(line, "cpu-intended", found.group(0))]
+
+
+# An install that put the CPU-only PyTorch in place of a CUDA one, as the reporter states it
+# ("when installing pytorch it installs the cpu only version", deforum-art/stable-diffusion#132;
+# "changes my pytorch version from cuda118 to cpu ... I ended up with pytorch-cpu",
+# Lightning-AI/pytorch-lightning#18968): a resolver (pip, conda) picked the CPU build.
+_CPU_BUILD_INSTALLED = re.compile(
+    r"\b(?:(?:it|pip|conda|mamba|uv|poetry|this|that|which|lightning|setup|script)\s"
+    r"(?:also\s|then\s|just\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
+    r"cho(?:se|oses)|pick(?:s|ed)|resolv(?:es|ed)\sto)|ended\sup\swith|end\sup\swith|"
+    r"(?:replac(?:es|ed)|overwr(?:ites|ote))\s[^.?!]{0,60}?\swith|"
+    r"(?:chang(?:es|ed)|switch(?:es|ed)|downgrad(?:es|ed))\s[^.?!]{0,60}?\sto)\s"
+    r"(?:the\s|a\s)?(?:(?:py)?torch[-\s]cpu\b|cpu(?:[-\s]only)?"
+    r"(?:\s(?:versions?|builds?|wheels?|variants?|packages?))?(?:\s(?:of\s)?(?:py)?torch)?"
+    r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))",
+    re.IGNORECASE,
+)
+
+
+def cpu_build_stated(line: Line) -> list[Fact]:
+    """That an install put the CPU-only PyTorch in place of a CUDA build, where a sentence says
+    so (not a question or a condition): PyTorch's own "not compiled with CUDA", in prose."""
+    if "cpu" not in line.text.lower():
+        return []
+    for sentence in sentences(line.text):
+        found = _CPU_BUILD_INSTALLED.search(sentence)
+        if found is not None and _asserted(sentence):
+            return [ObservationFact(line, "torch-cpu-only", found.group(0))]
+    return []
 
 
 def container_stated(line: Line) -> list[Fact]:
@@ -961,6 +995,7 @@ class Prose(Format):
                 *hardware_path_stated(line),
                 *sockets_stated(line),
                 *cpu_stated(line),
+                *cpu_build_stated(line),
                 *mig_stated(line),
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
