@@ -582,8 +582,10 @@ _CPU_BUILD_INSTALLED = re.compile(
     r"\b(?:(?:it|pip|conda|mamba|uv|poetry|this|that|which|lightning|setup|script)\s"
     r"(?:also\s|then\s|just\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
     r"cho(?:se|oses)|pick(?:s|ed)|resolv(?:es|ed)\sto)|ended\sup\swith|end\sup\swith|"
-    r"(?:replac(?:es|ed)|overwr(?:ites|ote))\s[^.?!]{0,60}?\swith|"
-    r"(?:chang(?:es|ed)|switch(?:es|ed)|downgrad(?:es|ed))\s[^.?!]{0,60}?\sto)\s"
+    r"(?:(?:replac(?:es|ed)|overwr(?:ites|ote))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?torch\b"
+    r"(?:[^.?!]|\.(?=\w)){0,40}?\swith|"
+    r"(?:chang(?:es|ed)|switch(?:es|ed)|downgrad(?:es|ed))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?"
+    r"torch\b(?:[^.?!]|\.(?=\w)){0,40}?\sto))\s"
     r"(?:the\s|a\s)?(?:(?:py)?torch[-\s]cpu\b|cpu(?:[-\s]only)?"
     r"(?:\s(?:versions?|builds?|wheels?|variants?|packages?))?(?:\s(?:of\s)?(?:py)?torch)?"
     r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))",

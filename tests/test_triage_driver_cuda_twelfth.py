@@ -1,0 +1,139 @@
+"""Triage readings of the driver against the CUDA that runs on it, and of CPU-only PyTorch builds,
+from the eleventh split's reports (tests/data/reports, source cited there) and the other shapes
+the same kinds of text take: error 35 where no driver was reached, an image's CUDA named in prose,
+the container toolkit's unmet requirement, CUDA error 803 in NGC's banner, and an install said to
+have put the CPU-only PyTorch in place."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report, signatures
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
+from tests.corpus import body
+
+_ERROR_35 = (
+    "Error CUDA driver version is insufficient for CUDA runtime version at line 167 in file "
+    "ops.cu\n"
+)
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def observed(text: str) -> set[str]:
+    return {o.kind for o in read_report(text, "pasted").snapshot.observed}
+
+
+def test_error_35_on_a_machine_with_only_an_intel_gpu_is_advice(matrix: Matrix) -> None:
+    """1151: the CUDA runtime finds no driver where there is no NVIDIA GPU at all."""
+    assert findings(matrix, body("1151")).get("SC101") is Severity.INFO
+    for said in (
+        "I'm using a integrated Intel GPU(iris xe graphics).",
+        "My laptop only has Intel UHD Graphics 620.",
+        "I am on an Intel HD Graphics 4000 notebook, so using Intel graphics.",
+        "I have an AMD Radeon RX 6800.",
+    ):
+        assert findings(matrix, _ERROR_35 + said + "\n").get("SC101") is Severity.INFO, said
+    # The message alone, or beside an NVIDIA GPU (a laptop has both), stays an error.
+    assert findings(matrix, _ERROR_35).get("SC101") is Severity.ERROR
+    both = "I'm using a laptop with Intel Iris Xe graphics and an NVIDIA GeForce MX450.\n"
+    assert findings(matrix, _ERROR_35 + both).get("SC101") is Severity.ERROR
+
+
+def test_error_35_where_the_driver_runs_the_images_cuda_is_advice(matrix: Matrix) -> None:
+    """1182: driver 367.48 runs nvidia/cuda:7.5's CUDA; the error came from a build step that
+    reached no driver. Where the driver is too old for the image's CUDA, it stays an error."""
+    assert findings(matrix, body("1182")).get("SC101") is Severity.INFO
+    older = body("1182").replace("`367.48`", "`340.29`")
+    assert findings(matrix, older).get("SC101") is Severity.ERROR
+    newer_image = body("1182").replace("nvidia/cuda:7.5-", "nvidia/cuda:9.0-")
+    assert findings(matrix, newer_image).get("SC101") is Severity.ERROR
+
+
+def test_an_nvidia_cuda_image_named_in_prose_gives_its_cuda() -> None:
+    for said, cuda in (
+        ("  * Base: `nvidia/cuda:7.5-cudnn5-devel-ubuntu14.04`", "7.5"),
+        ("We run docker.io/nvidia/cuda:12.4.1-devel-ubuntu22.04 on the host.", "12.4"),
+        ("Image: nvidia/cuda:10.0-base", "10.0"),
+    ):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        found = [
+            i.cuda
+            for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+            for i in snapshot.installations(name)
+        ]
+        assert found == [cuda], said
+    for said in (
+        "docker run --rm nvidia/cuda nvidia-smi",  # no tag: no CUDA
+        "Try nvidia/cuda:12.4.1-devel-ubuntu22.04 instead.",  # a proposal
+        "see https://hub.docker.com/r/nvidia/cuda:12.4.1-base",  # a URL's path
+    ):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        assert not snapshot.installations(ComponentName.CUDA_TOOLKIT), said
+        assert not snapshot.installations(ComponentName.CUDA_RUNTIME), said
+
+
+def test_the_toolkits_unmet_alternative_means_the_driver_is_too_old(matrix: Matrix) -> None:
+    """1190: `cuda>=10.0 brand=tesla,driver>=384,driver<385` is two alternatives; the hook names
+    the last failed condition, so `brand = tesla` (or a driver bound) means cuda>=10.0 failed."""
+    assert findings(matrix, body("1190")).get("SC101") is Severity.ERROR
+    for condition in ("brand = tesla", "driver >= 384", "driver < 385", "brand = quadro"):
+        line = f"nvidia-container-cli: requirement error: unsatisfied condition: {condition}\n"
+        assert findings(matrix, line).get("SC101") is Severity.ERROR, condition
+    # Another requirement error (a missing device, an arch) is not this one.
+    other = "nvidia-container-cli: requirement error: unsatisfied condition: arch = sm_80\n"
+    assert "SC101" not in findings(matrix, other)
+
+
+def test_error_803_in_ngcs_banner_is_the_driver_mismatch(matrix: Matrix) -> None:
+    """1127: NGC's entrypoint capitalises the message ("System has unsupported ...")."""
+    assert findings(matrix, body("1127")).get("SC103") is Severity.ERROR
+    for line in (
+        "   [[ System has unsupported display driver / cuda driver combination (error 803) ]]",
+        "Error 803: system has unsupported display driver / cuda driver combination",
+    ):
+        assert findings(matrix, line + "\n").get("SC103") is Severity.ERROR, line
+
+
+def test_an_install_said_to_put_the_cpu_build_in_place(matrix: Matrix) -> None:
+    """1128 and 1147: the reporter states the CPU-only PyTorch an install brought."""
+    assert findings(matrix, body("1128")).get("SC201") is Severity.ERROR
+    assert findings(matrix, body("1147")).get("SC201") is Severity.ERROR
+    for said in (
+        "Installing lightning changes my pytorch version from cuda118 to cpu.",
+        "I ended up with pytorch-cpu and torch does not recognise my GPUs",
+        "for some people when installing pytorch it installs the cpu only version",
+        "pip installed the CPU version of torch over my cu121 build.",
+        "conda picked the cpu build of pytorch.",
+        "The update replaced torch 2.1.0+cu121 with the CPU wheel.",
+    ):
+        assert "torch-cpu-only" in observed(said + "\n"), said
+    for said in (
+        "How do I stop pip from installing the cpu version?",
+        "Does conda install the cpu build by default?",
+        "If pip installs the CPU version, reinstall from the cu121 index.",
+        "I changed the device to cpu.",
+        "We switched to CPU inference.",
+    ):
+        assert "torch-cpu-only" not in observed(said + "\n"), said
+
+
+def test_pytorchs_cuda_checkpoint_on_a_process_without_cuda() -> None:
+    line = (
+        "RuntimeError: Attempting to deserialize object on a CUDA device but "
+        "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please "
+        "use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.\n"
+    )
+    kinds = observed(line)
+    assert "cuda-unavailable" in kinds and "cpu-intended" not in kinds
+
+
+def test_this_rounds_catalogue_entries_are_screened_by_words() -> None:
+    entries = {s.id: s for s in signatures.catalogue()}
+    for name in ("container-cli-requirement-alternative", "torch-deserialize-cuda-unavailable"):
+        needles = entries[name].needles
+        assert needles and all(any(not c.isdigit() for c in n) for n in needles), name
