@@ -137,3 +137,23 @@ def test_this_rounds_catalogue_entries_are_screened_by_words() -> None:
     for name in ("container-cli-requirement-alternative", "torch-deserialize-cuda-unavailable"):
         needles = entries[name].needles
         assert needles and all(any(not c.isdigit() for c in n) for n in needles), name
+
+
+def test_a_driver_note_that_the_branch_dropped_the_gpu(matrix: Matrix) -> None:
+    """1119: the cloud's note that its driver no longer supports the K80, and the K80's last
+    branch, quoted in a report; the same notes for the branches after R580."""
+    assert findings(matrix, body("1119")).get("SC1406") is Severity.ERROR
+    for said in (
+        "The latest NVIDIA driver version does not support K80 GPUs.",
+        "Reason: K80 requires nvidia-driver version to be <=470.",
+        "Driver 590 no longer supports Pascal, so the P100 nodes fail.",
+        "the R590 driver does not support the Tesla V100",
+        "Tesla K40 needs driver <= 470",
+    ):
+        assert findings(matrix, said + "\n").get("SC1406") is Severity.ERROR, said
+    for said in (
+        "Does the latest driver support K80 GPUs?",
+        "If the driver does not support the K80, use R470.",
+        "The driver does not support MIG on this GPU.",
+    ):
+        assert "SC1406" not in findings(matrix, said + "\n"), said

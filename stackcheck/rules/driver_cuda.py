@@ -379,7 +379,9 @@ class DriverDropsGpu(Rule):
         what="Compares the driver's branch with the last branch that supports each GPU (the "
         "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta), "
         "and reads the kernel module's `supported through the NVIDIA 470.xx Legacy drivers` "
-        "(the driver ignores that GPU).",
+        "(the driver ignores that GPU), and the driver notes reports quote (`The latest NVIDIA "
+        "driver version does not support K80 GPUs`, `K80 requires nvidia-driver version to be "
+        "<=470`).",
         why="A later branch does not take the GPU at all: NVRM names the legacy branch to use, "
         "nvidia-smi finds no devices, and CUDA sees none.",
         example="Driver 590.44.01 on a Tesla V100, or 535.129.03 on a Tesla K80.",
@@ -392,9 +394,13 @@ class DriverDropsGpu(Rule):
         legacy, driver = ctx.snapshot.observations("gpu-legacy-driver"), ctx.driver
         if legacy:
             # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
+            said = legacy[0].value or ""
             yield self.finding(
-                "The driver ignores a GPU here: the kernel module says it is supported only "
-                f"through the R{legacy[0].value} legacy branch.",
+                "The driver ignores a GPU here: the text (the kernel module, or a driver note "
+                f"it quotes) says it is supported only through the R{said} legacy branch."
+                if said.isdigit()
+                else f"The driver's branch no longer supports the {said} GPUs here, as the "
+                "report says: the driver ignores them.",
                 [legacy[0].evidence] + (driver.evidence[:1] if driver else []),
             )
             return
