@@ -157,3 +157,22 @@ def test_a_driver_note_that_the_branch_dropped_the_gpu(matrix: Matrix) -> None:
         "The driver does not support MIG on this GPU.",
     ):
         assert "SC1406" not in findings(matrix, said + "\n"), said
+
+
+def test_the_reporters_driver_called_old_beside_the_cuda_built_with(matrix: Matrix) -> None:
+    """1155: "compiled using 12.6.3 ... my driver version is archaic": the reporter's word, a
+    warning, where the text's versions do not settle it."""
+    assert findings(matrix, body("1155")).get("SC101") is Severity.WARNING
+    for said in (
+        "I built it with CUDA 12.8 but my driver is outdated (535.104.05).",
+        "The host driver is too old for the cu128 wheel.",
+        "Our driver version is quite old, the image has CUDA 12.4.",
+    ):
+        assert findings(matrix, said + "\n").get("SC101") is Severity.WARNING, said
+    for said in (
+        "My driver is old, is that a problem for CUDA 12.4?",
+        "If your driver is old, install the cu118 build.",
+        "My driver is not old: 550.54, built with CUDA 12.4.",
+        "My driver is outdated.",  # nothing said of the CUDA it runs
+    ):
+        assert "SC101" not in findings(matrix, said + "\n"), said
