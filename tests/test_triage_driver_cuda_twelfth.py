@@ -176,3 +176,27 @@ def test_the_reporters_driver_called_old_beside_the_cuda_built_with(matrix: Matr
         "My driver is outdated.",  # nothing said of the CUDA it runs
     ):
         assert "SC101" not in findings(matrix, said + "\n"), said
+
+
+def test_more_ways_to_say_an_install_brought_the_cpu_build() -> None:
+    for said in (
+        "When installing ClearVoice it installs torch for CPU.",
+        "pip安装的是cpu版本，所以cuda不可用",
+        "requirements里的torch默认是CPU版本",
+        "装完之后torch变成了cpu版",
+    ):
+        assert "torch-cpu-only" in observed(said + "\n"), said
+    for said in ("我想装cpu版本吗？", "CPU版本的torch在哪里下载"):
+        assert "torch-cpu-only" not in observed(said + "\n"), said
+
+
+def test_error_35_in_a_dockerfile_run_step_is_advice(matrix: Matrix) -> None:
+    """The build step gets no driver: error 35 there says nothing of the host's driver."""
+    for said in (
+        "I am running this inside docker build.",
+        "The script is called in a RUN step of the Dockerfile.",
+        "It fails in the Dockerfile's RUN instruction but works with CMD.",
+    ):
+        assert findings(matrix, _ERROR_35 + said + "\n").get("SC101") is Severity.INFO, said
+    run_word = "We run the job in a run step of our pipeline.\n"  # "run", not Docker's RUN
+    assert findings(matrix, _ERROR_35 + run_word).get("SC101") is Severity.ERROR

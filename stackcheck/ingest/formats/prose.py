@@ -528,7 +528,10 @@ _CPU_HOST = re.compile(
 # A `docker build` step gets no GPU (vllm-project/vllm#282: "when building a docker image,
 # torch.cuda.is_available() always shows False"): what it probes finds none by design.
 _BUILD_TIME = re.compile(
-    r"\b(?:during|in|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    r"\b(?:during|in|inside|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    # A Dockerfile's RUN step named as where it ran (NVIDIA/nvidia-docker#191: "RUN" vs "CMD").
+    r"\b(?:in|inside|from|during|within)\s(?:a\s|the\s|my\s)?(?:Dockerfile(?:'s)?\s)?"
+    r"(?-i:RUN)\s(?:step|command|instruction|line|stage)s?\b|"
     r"\bat\sbuild[-\s]?time\b|\bwhile\sbuilding\s(?:the\s|a\s|my\s)?(?:docker\s)?"
     r"(?:images?|containers?)\b",
     re.IGNORECASE,
@@ -586,9 +589,14 @@ _CPU_BUILD_INSTALLED = re.compile(
     r"(?:[^.?!]|\.(?=\w)){0,40}?\swith|"
     r"(?:chang(?:es|ed)|switch(?:es|ed)|downgrad(?:es|ed))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?"
     r"torch\b(?:[^.?!]|\.(?=\w)){0,40}?\sto))\s"
-    r"(?:the\s|a\s)?(?:(?:py)?torch[-\s]cpu\b|cpu(?:[-\s]only)?"
+    r"(?:the\s|a\s)?(?:(?:py)?torch[-\s]cpu\b|(?:py)?torch\s(?:for|on)\s(?:the\s)?cpu\b|"
+    r"cpu(?:[-\s]only)?"
     r"(?:\s(?:versions?|builds?|wheels?|variants?|packages?))?(?:\s(?:of\s)?(?:py)?torch)?"
-    r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))",
+    r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))|"
+    # Chinese: "(pip) installed / defaulted to / turned into the CPU version" (装的是cpu版本,
+    # 默认安装的是CPU版, 变成了cpu版).
+    r"(?:安装|装|下载|默认|变成|換成|换成|变为)(?:的|了|成|是|为){1,3}\s?(?:torch\s?|pytorch\s?)?"
+    r"cpu\s?版",
     re.IGNORECASE,
 )
 
