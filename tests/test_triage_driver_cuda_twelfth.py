@@ -181,12 +181,12 @@ def test_the_reporters_driver_called_old_beside_the_cuda_built_with(matrix: Matr
 def test_more_ways_to_say_an_install_brought_the_cpu_build() -> None:
     for said in (
         "When installing ClearVoice it installs torch for CPU.",
-        "pip安装的是cpu版本，所以cuda不可用",
+        "pip安装的是cpu版本，所以cuda不可用",  # noqa: RUF001
         "requirements里的torch默认是CPU版本",
         "装完之后torch变成了cpu版",
     ):
         assert "torch-cpu-only" in observed(said + "\n"), said
-    for said in ("我想装cpu版本吗？", "CPU版本的torch在哪里下载"):
+    for said in ("我想装cpu版本吗？", "CPU版本的torch在哪里下载"):  # noqa: RUF001
         assert "torch-cpu-only" not in observed(said + "\n"), said
 
 

@@ -121,7 +121,6 @@ class DriverTooOld(Rule):
                 severity=Severity.WARNING,
             )
 
-
     def _reported(self, ctx: CheckContext, reported: list[Observation]) -> Finding:
         """The CUDA runtime's own verdict, where the versions were not all shown. Error 35 is
         also what the runtime returns where it finds no driver at all (a `docker build` step, a
@@ -152,8 +151,7 @@ class DriverTooOld(Rule):
                 severity=Severity.INFO,
             )
         return self.finding(
-            f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
-            f"{said}.",
+            f"The driver{shown} is too old for the CUDA the process needs, as it reported: {said}.",
             evidence,
         )
 
