@@ -24,6 +24,17 @@ def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
     return {f.id: f.severity for f in report.findings}
 
 
+def reads(
+    matrix: Matrix, rule: str, severity: Severity, read: tuple[str, ...], not_read: tuple[str, ...]
+) -> None:
+    """Each line of ``read`` gets ``rule`` at ``severity``; none of ``not_read`` (questions,
+    conditions, denials) gets it."""
+    for said in read:
+        assert findings(matrix, said + "\n").get(rule) is severity, said
+    for said in not_read:
+        assert rule not in findings(matrix, said + "\n"), said
+
+
 def observed(text: str) -> set[str]:
     return {o.kind for o in read_report(text, "pasted").snapshot.observed}
 
@@ -143,44 +154,42 @@ def test_a_driver_note_that_the_branch_dropped_the_gpu(matrix: Matrix) -> None:
     """1119: the cloud's note that its driver no longer supports the K80, and the K80's last
     branch, quoted in a report; the same notes for the branches after R580."""
     assert findings(matrix, body("1119")).get("SC1406") is Severity.ERROR
-    for said in (
+    read = (
         "The latest NVIDIA driver version does not support K80 GPUs.",
         "Reason: K80 requires nvidia-driver version to be <=470.",
         "Driver 590 no longer supports Pascal, so the P100 nodes fail.",
         "the R590 driver does not support the Tesla V100",
         "Tesla K40 needs driver <= 470",
-    ):
-        assert findings(matrix, said + "\n").get("SC1406") is Severity.ERROR, said
-    for said in (
+    )
+    not_read = (
         "Does the latest driver support K80 GPUs?",
         "If the driver does not support the K80, use R470.",
         "The driver does not support MIG on this GPU.",
-    ):
-        assert "SC1406" not in findings(matrix, said + "\n"), said
+    )
+    reads(matrix, "SC1406", Severity.ERROR, read, not_read)
 
 
 def test_the_reporters_driver_called_old_beside_the_cuda_built_with(matrix: Matrix) -> None:
     """1155: "compiled using 12.6.3 ... my driver version is archaic": the reporter's word, a
     warning, where the text's versions do not settle it."""
     assert findings(matrix, body("1155")).get("SC101") is Severity.WARNING
-    for said in (
+    read = (
         "I built it with CUDA 12.8 but my driver is outdated (535.104.05).",
         "The host driver is too old for the cu128 wheel.",
         "Our driver version is quite old, the image has CUDA 12.4.",
-    ):
-        assert findings(matrix, said + "\n").get("SC101") is Severity.WARNING, said
-    for said in (
+    )
+    not_read = (
         "My driver is old, is that a problem for CUDA 12.4?",
         "If your driver is old, install the cu118 build.",
         "My driver is not old: 550.54, built with CUDA 12.4.",
         "My driver is outdated.",  # nothing said of the CUDA it runs
-    ):
-        assert "SC101" not in findings(matrix, said + "\n"), said
+    )
+    reads(matrix, "SC101", Severity.WARNING, read, not_read)
 
 
 def test_more_ways_to_say_an_install_brought_the_cpu_build() -> None:
     for said in (
-        "When installing ClearVoice it installs torch for CPU.",
+        "Running the setup script, it installs torch for CPU.",
         "pip安装的是cpu版本，所以cuda不可用",  # noqa: RUF001
         "requirements里的torch默认是CPU版本",
         "装完之后torch变成了cpu版",
