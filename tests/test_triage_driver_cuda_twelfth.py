@@ -209,3 +209,20 @@ def test_error_35_in_a_dockerfile_run_step_is_advice(matrix: Matrix) -> None:
         assert findings(matrix, _ERROR_35 + said + "\n").get("SC101") is Severity.INFO, said
     run_word = "We run the job in a run step of our pipeline.\n"  # "run", not Docker's RUN
     assert findings(matrix, _ERROR_35 + run_word).get("SC101") is Severity.ERROR
+
+
+def test_a_docker_build_step_reaches_no_driver_but_the_toolkits_verdict_stands(
+    matrix: Matrix,
+) -> None:
+    """Error 35 under a build step's header is advice; the container toolkit's requirement
+    error under one (100: the daemon's default runtime was nvidia) read the driver: an error."""
+    for header in (
+        "Step 5/9 : RUN python3 -c 'import torch; torch.zeros(1).cuda()'",
+        "#8 [4/6] RUN th neural_style.lua -gpu 0",
+        "#12 [builder 3/7] RUN python setup.py install",
+    ):
+        text = f"{header}\n{_ERROR_35}"
+        assert findings(matrix, text).get("SC101") is Severity.INFO, header
+    assert findings(matrix, body("100")).get("SC101") is Severity.ERROR
+    ngc = "ERROR: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
+    assert findings(matrix, f"Step 2/3 : RUN nvidia-smi\n{ngc}").get("SC101") is Severity.ERROR

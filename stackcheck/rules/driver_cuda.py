@@ -8,6 +8,7 @@ package helps, and only on data-center GPUs (else error 804).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -79,7 +80,8 @@ class DriverTooOld(Rule):
         "release it needs. Error 35 is also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
-        "too), the message alone is advice (`info`).",
+        "too), or where a `docker build` step ran it, the message alone is advice (`info`); not the "
+        "container toolkit's or NGC's verdicts, which read the driver they judge.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
@@ -130,7 +132,10 @@ class DriverTooOld(Rule):
         shown = f" {driver.version}" if driver is not None else ""
         said = (reported[0].value or "")[:120]
         evidence = [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else [])
-        cpu = ctx.snapshot.observations("cpu-intended")
+        # Only the runtime's error 35 can mean no driver at all: the container toolkit's and
+        # NGC's checks, and PyTorch's "found version N", read the driver they judge.
+        no_driver_possible = all(_NO_DRIVER.search(o.value or "") for o in reported)
+        cpu = ctx.snapshot.observations("cpu-intended") if no_driver_possible else []
         # Any driver shown (PyTorch's "found version 12040" too) was reached: not that case.
         if cpu and not (ctx.has_nvidia_gpu or ctx.installations(ComponentName.DRIVER)):
             return self.finding(
@@ -141,7 +146,7 @@ class DriverTooOld(Rule):
                 [*evidence, cpu[0].evidence],
                 severity=Severity.INFO,
             )
-        if _driver_fits(ctx):
+        if no_driver_possible and _driver_fits(ctx):
             return self.finding(
                 f"The process reported a driver too old for its CUDA ({said}), but the driver"
                 f"{shown} runs every CUDA the text shows: the process most likely reached no "
@@ -154,6 +159,12 @@ class DriverTooOld(Rule):
             f"The driver{shown} is too old for the CUDA the process needs, as it reported: {said}.",
             evidence,
         )
+
+
+# CUDA's error 35 as the runtime, the driver API and their wrappers print it.
+_NO_DRIVER = re.compile(
+    r"insufficient for CUDA runtime|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER"
+)
 
 
 def _driver_fits(ctx: CheckContext) -> bool:
