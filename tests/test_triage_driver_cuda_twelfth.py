@@ -226,3 +226,18 @@ def test_a_docker_build_step_reaches_no_driver_but_the_toolkits_verdict_stands(
     assert findings(matrix, body("100")).get("SC101") is Severity.ERROR
     ngc = "ERROR: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
     assert findings(matrix, f"Step 2/3 : RUN nvidia-smi\n{ngc}").get("SC101") is Severity.ERROR
+
+
+def test_a_cpu_build_beside_the_cuda_runtime_wheel_a_cuda_build_brought(matrix: Matrix) -> None:
+    """pip installs nvidia-cuda-runtime-cu12 only with a CUDA PyTorch wheel: a +cpu torch beside
+    it was put there over the CUDA build (the 1128 kind), as beside conda's cudatoolkit."""
+    listing = (
+        "Versions of relevant libraries:\n"
+        "[pip3] numpy==1.26.4\n"
+        "[pip3] nvidia-cuda-runtime-cu12==12.1.105\n"
+        "[pip3] nvidia-cudnn-cu12==8.9.2.26\n"
+        "[pip3] torch==2.4.0+cpu\n"
+    )
+    assert findings(matrix, listing).get("SC201") is Severity.WARNING
+    without = listing.replace("[pip3] nvidia-cuda-runtime-cu12==12.1.105\n", "")
+    assert "SC201" not in findings(matrix, without)

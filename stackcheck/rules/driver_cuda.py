@@ -80,8 +80,8 @@ class DriverTooOld(Rule):
         "release it needs. Error 35 is also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
-        "too), or where a `docker build` step ran it, the message alone is advice (`info`); not the "
-        "container toolkit's or NGC's verdicts, which read the driver they judge.",
+        "too), or where a `docker build` step ran it, the message alone is advice (`info`); "
+        "not the container toolkit's or NGC's verdicts, which read the driver they judge.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
