@@ -241,3 +241,18 @@ def test_a_cpu_build_beside_the_cuda_runtime_wheel_a_cuda_build_brought(matrix: 
     assert findings(matrix, listing).get("SC201") is Severity.WARNING
     without = listing.replace("[pip3] nvidia-cuda-runtime-cu12==12.1.105\n", "")
     assert "SC201" not in findings(matrix, without)
+
+
+def test_the_drivers_cuda_alone_against_what_runs_on_it(matrix: Matrix) -> None:
+    """nvidia-smi's `CUDA Version` said without the driver's version: beyond its major, or
+    above it before CUDA 11, the driver cannot run the build; within a major from 11 on it can."""
+    too_old = (
+        "nvidia-smi shows CUDA Version: 11.4 and I installed torch 2.1.0+cu121",
+        "nvidia-smi shows CUDA Version: 10.1 and I installed torch 1.6.0+cu102",
+    )
+    for said in too_old:
+        assert findings(matrix, said + "\n").get("SC101") is Severity.ERROR, said
+    fits = "nvidia-smi shows CUDA Version: 12.2 and I installed torch 2.4.0+cu124\n"
+    assert "SC101" not in findings(matrix, fits)
+    # A CUDA said without its owner is not the driver's.
+    assert "SC101" not in findings(matrix, "- CUDA Version: 11.4\n- torch: 2.1.0+cu121\n")

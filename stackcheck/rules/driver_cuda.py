@@ -60,6 +60,32 @@ def _shortfalls(ctx: CheckContext) -> Iterator[_Shortfall]:
         yield _Shortfall(driver, consumer, floor, unsure, _covered_by_compat(ctx, floor))
 
 
+def _cuda_shortfalls(
+    ctx: CheckContext,
+) -> Iterator[tuple[str, CudaConsumer, bool, tuple[Evidence, ...]]]:
+    """Where only the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without
+    the driver's version): each CUDA consumer it cannot run. Beyond its major it cannot; within
+    it, minor-version compatibility runs it from CUDA 11 on (before, each release needs its
+    own driver)."""
+    if ctx.driver is not None:
+        return
+    for driver in ctx.installations(ComponentName.DRIVER):
+        if driver.version or not driver.cuda:
+            continue
+        for consumer in ctx.cuda_consumers:
+            have, need = versions.major(driver.cuda), versions.major(consumer.cuda)
+            if have is None or need is None:
+                continue
+            if versions.key(consumer.cuda) <= versions.key(driver.cuda):
+                continue
+            major = ctx.matrix.cuda_major(need)
+            if need == have and (major is None or major.minor_version_compatible):
+                continue
+            unsure = major is None or major.unsure
+            yield driver.cuda, consumer, unsure, tuple(driver.evidence[:1])
+        return
+
+
 class DriverTooOld(Rule):
     id = "SC101"
     name = "driver-too-old"
@@ -69,7 +95,9 @@ class DriverTooOld(Rule):
     title = "Driver too old for the CUDA in use"
     doc = RuleDoc(
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
-        "runtime and the default toolkit needs, using the matrix's per-major floors.",
+        "runtime and the default toolkit needs, using the matrix's per-major floors; where only "
+        "the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without the "
+        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11).",
         why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
         "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
         "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
@@ -105,6 +133,15 @@ class DriverTooOld(Rule):
                 f"{short.floor}; the driver is {short.driver.version}.",
                 [*short.driver.evidence, *short.consumer.evidence],
                 severity=self.capped(short.unsure),
+            )
+        for short_cuda in _cuda_shortfalls(ctx):
+            found = True
+            driver_cuda, consumer, unsure, evidence = short_cuda
+            yield self.finding(
+                f"{consumer.label} needs CUDA {consumer.cuda}; the driver (its version not "
+                f"shown) supports CUDA {driver_cuda} at most.",
+                [*evidence, *consumer.evidence],
+                severity=self.capped(unsure),
             )
         reported = ctx.snapshot.observations("driver-insufficient")
         if reported and not found:
