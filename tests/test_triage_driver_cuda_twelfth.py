@@ -256,3 +256,29 @@ def test_the_drivers_cuda_alone_against_what_runs_on_it(matrix: Matrix) -> None:
     assert "SC101" not in findings(matrix, fits)
     # A CUDA said without its owner is not the driver's.
     assert "SC101" not in findings(matrix, "- CUDA Version: 11.4\n- torch: 2.1.0+cu121\n")
+
+
+def test_conda_superseding_a_cuda_pytorch_with_a_cpu_build(matrix: Matrix) -> None:
+    """conda's change rows (ContinuumIO/anaconda-issues#12302's SUPERSEDED row) and conda info's
+    `__cuda` virtual package, which says a driver is installed: SC201 on that host."""
+    superseded = (
+        "The following packages will be SUPERSEDED by a higher-priority channel:\n"
+        "  pytorch            pytorch::pytorch-1.7.1-py3.8_cuda10.2~ --> "
+        "pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0\n"
+    )
+    driver = "       virtual packages : __cuda=10.2=0\n"
+    assert findings(matrix, superseded + driver).get("SC201") is Severity.ERROR
+    assert "SC201" not in findings(matrix, superseded)  # no GPU or driver shown
+    downgraded = (
+        "The following packages will be DOWNGRADED:\n"
+        "  pytorch                     2.0.1-py3.10_cuda11.8_cudnn8.7.0_0 --> 2.0.1-py3.10_cpu_0\n"
+    )
+    assert findings(matrix, downgraded + driver).get("SC201") is Severity.ERROR
+    # The other way round (a CPU build replaced by a CUDA one) is no CPU build.
+    upgraded = (
+        "  pytorch            pkgs/main::pytorch-1.7.1-cpu_py38h6a09485_0 --> "
+        "pytorch::pytorch-1.7.1-py3.8_cuda10.2_cudnn7.6.5_0\n"
+    )
+    assert "SC201" not in findings(matrix, upgraded + driver)
+    snapshot = read_report(driver, "pasted").snapshot
+    assert [i.cuda for i in snapshot.installations(ComponentName.DRIVER)] == ["10.2"]

@@ -33,7 +33,8 @@ class CpuOnlyTorch(Rule):
         "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build), or beside "
         "the CUDA packages only a CUDA PyTorch brings (conda's `cudatoolkit`, pip's "
         "`nvidia-cuda-runtime-cu12`). A sentence that says an install put the CPU build in "
-        "place (`it installs the cpu only version`) is read as PyTorch's own message.",
+        "place (`it installs the cpu only version`) is read as PyTorch's own message; a driver "
+        "shown by its CUDA alone (conda info's `__cuda=10.2`) marks an NVIDIA host too.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -67,7 +68,10 @@ class CpuOnlyTorch(Rule):
             return
         builds = ctx.installations(ComponentName.TORCH)
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
-        if not ctx.has_nvidia_gpu:
+        # A driver shown by its CUDA alone (conda's `__cuda=10.2`, nvidia-smi's `CUDA Version`
+        # in a sentence) is installed all the same: an NVIDIA GPU host.
+        drivers = [i for i in ctx.installations(ComponentName.DRIVER) if i.version or i.cuda]
+        if not (ctx.has_nvidia_gpu or drivers):
             if ctx.built_for_gpus and len(cpu_only) == len(builds):
                 for torch in cpu_only:
                     yield self.finding(
@@ -104,8 +108,9 @@ class CpuOnlyTorch(Rule):
             return
         others = len(builds) - len(cpu_only)
         gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
-        if ctx.driver is not None:
-            gpu_evidence.extend(ctx.driver.evidence[:1])
+        driver = ctx.driver or next(iter(drivers), None)
+        if driver is not None:
+            gpu_evidence.extend(driver.evidence[:1])
         for torch in cpu_only:
             message = f"PyTorch {torch.version} in {torch.python_env} has no CUDA support"
             if others:
