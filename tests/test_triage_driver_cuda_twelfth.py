@@ -282,3 +282,13 @@ def test_conda_superseding_a_cuda_pytorch_with_a_cpu_build(matrix: Matrix) -> No
     assert "SC201" not in findings(matrix, upgraded + driver)
     snapshot = read_report(driver, "pasted").snapshot
     assert [i.cuda for i in snapshot.installations(ComponentName.DRIVER)] == ["10.2"]
+
+
+def test_autocast_finding_no_cuda_beside_a_cpu_build(matrix: Matrix) -> None:
+    warned = (
+        "autocast_mode.py:204: UserWarning: User provided device_type of 'cuda', but CUDA is "
+        "not available. Disabling\n"
+    )
+    assert "cuda-unavailable" in observed(warned)
+    assert findings(matrix, warned) == {}  # the program's probe alone: no finding
+    assert findings(matrix, warned + "torch 2.0.1+cpu\n").get("SC201") is Severity.WARNING
