@@ -292,3 +292,19 @@ def test_autocast_finding_no_cuda_beside_a_cpu_build(matrix: Matrix) -> None:
     assert "cuda-unavailable" in observed(warned)
     assert findings(matrix, warned) == {}  # the program's probe alone: no finding
     assert findings(matrix, warned + "torch 2.0.1+cpu\n").get("SC201") is Severity.WARNING
+
+
+def test_the_pytorch_installed_named_by_its_cpu_local_version() -> None:
+    """056: the sentence names the +cpu wheel installed; read, though with no GPU shown it is
+    no finding (the report's GPU is only in its title)."""
+    for said, version in (
+        ("Note that the PyTorch wheel for 2.9.1+cpu has been installed.", "2.9.1"),
+        ("torch version: 2.3.0+cpu", "2.3.0"),
+        ("PyTorch is 2.1.2+cpu here", "2.1.2"),
+    ):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        torch = snapshot.installations(ComponentName.TORCH)
+        read = [((t.version or "").split("+")[0], t.properties.get("cpu_only")) for t in torch]
+        assert read == [(version, "yes")], said
+    snapshot = read_report("torchvision 0.16.0+cpu\n", "pasted").snapshot
+    assert all(t.version != "0.16.0" for t in snapshot.installations(ComponentName.TORCH))
