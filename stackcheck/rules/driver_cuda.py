@@ -8,6 +8,7 @@ package helps, and only on data-center GPUs (else error 804).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -16,7 +17,7 @@ from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
 
 def _compat_libraries(ctx: CheckContext) -> list[Installation]:
@@ -59,16 +60,44 @@ def _shortfalls(ctx: CheckContext) -> Iterator[_Shortfall]:
         yield _Shortfall(driver, consumer, floor, unsure, _covered_by_compat(ctx, floor))
 
 
+def _cuda_shortfalls(
+    ctx: CheckContext,
+) -> Iterator[tuple[str, CudaConsumer, bool, tuple[Evidence, ...]]]:
+    """Where only the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without
+    the driver's version): each CUDA consumer it cannot run. Beyond its major it cannot; within
+    it, minor-version compatibility runs it from CUDA 11 on (before, each release needs its
+    own driver)."""
+    if ctx.driver is not None:
+        return
+    for driver in ctx.installations(ComponentName.DRIVER):
+        if driver.version or not driver.cuda:
+            continue
+        for consumer in ctx.cuda_consumers:
+            have, need = versions.major(driver.cuda), versions.major(consumer.cuda)
+            if have is None or need is None:
+                continue
+            if versions.key(consumer.cuda) <= versions.key(driver.cuda):
+                continue
+            major = ctx.matrix.cuda_major(need)
+            if need == have and (major is None or major.minor_version_compatible):
+                continue
+            unsure = major is None or major.unsure
+            yield driver.cuda, consumer, unsure, tuple(driver.evidence[:1])
+        return
+
+
 class DriverTooOld(Rule):
     id = "SC101"
     name = "driver-too-old"
     family = "driver-cuda"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO
     title = "Driver too old for the CUDA in use"
     doc = RuleDoc(
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
-        "runtime and the default toolkit needs, using the matrix's per-major floors.",
+        "runtime and the default toolkit needs, using the matrix's per-major floors; where only "
+        "the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without the "
+        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11).",
         why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
         "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
         "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
@@ -76,7 +105,11 @@ class DriverTooOld(Rule):
         "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
         "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`; and, as a warning, from "
         "a report's sentence that says the driver is too old for (or does not support) the CUDA "
-        "release it needs.",
+        "release it needs. Error 35 is also what the runtime returns where it reaches no driver at "
+        "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
+        "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
+        "too), or where a `docker build` step ran it, the message alone is advice (`info`); "
+        "not the container toolkit's or NGC's verdicts, which read the driver they judge.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
         fix="Upgrade the driver to the branch the CUDA major needs (for CUDA 13: R580 or newer; "
@@ -101,16 +134,18 @@ class DriverTooOld(Rule):
                 [*short.driver.evidence, *short.consumer.evidence],
                 severity=self.capped(short.unsure),
             )
+        for short_cuda in _cuda_shortfalls(ctx):
+            found = True
+            driver_cuda, consumer, unsure, evidence = short_cuda
+            yield self.finding(
+                f"{consumer.label} needs CUDA {consumer.cuda}; the driver (its version not "
+                f"shown) supports CUDA {driver_cuda} at most.",
+                [*evidence, *consumer.evidence],
+                severity=self.capped(unsure),
+            )
         reported = ctx.snapshot.observations("driver-insufficient")
         if reported and not found:
-            # The CUDA runtime's own verdict, where the versions were not all shown.
-            driver = ctx.driver
-            shown = f" {driver.version}" if driver is not None else ""
-            yield self.finding(
-                f"The driver{shown} is too old for the CUDA the process needs, as it reported: "
-                f"{(reported[0].value or '')[:120]}.",
-                [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else []),
-            )
+            yield self._reported(ctx, reported)
         stated = ctx.snapshot.observations("driver-too-old-stated")
         driver = ctx.driver
         settled = driver is not None and driver.version is not None and ctx.cuda_consumers
@@ -124,6 +159,71 @@ class DriverTooOld(Rule):
                 [stated[0].evidence] + (driver.evidence[:1] if driver else []),
                 severity=Severity.WARNING,
             )
+
+    def _reported(self, ctx: CheckContext, reported: list[Observation]) -> Finding:
+        """The CUDA runtime's own verdict, where the versions were not all shown. Error 35 is
+        also what the runtime returns where it finds no driver at all (a `docker build` step, a
+        machine without an NVIDIA GPU), so there, and where the driver shown runs every CUDA
+        shown, it is advice: the process did not reach a driver, rather than an old one."""
+        driver = ctx.driver
+        shown = f" {driver.version}" if driver is not None else ""
+        said = (reported[0].value or "")[:120]
+        evidence = [o.evidence for o in reported[:2]] + (driver.evidence[:1] if driver else [])
+        # Only the runtime's error 35 can mean no driver at all: the container toolkit's and
+        # NGC's checks, and PyTorch's "found version N", read the driver they judge.
+        no_driver_possible = all(_NO_DRIVER.search(o.value or "") for o in reported)
+        cpu = ctx.snapshot.observations("cpu-intended") if no_driver_possible else []
+        # Any driver shown (PyTorch's "found version 12040" too) was reached: not that case.
+        if cpu and not (ctx.has_nvidia_gpu or ctx.installations(ComponentName.DRIVER)):
+            return self.finding(
+                f"The CUDA runtime found no usable driver ({said}), where the report says there "
+                f"is no NVIDIA GPU or driver to reach ({(cpu[0].value or '')[:60]}): a build "
+                "step or a machine without an NVIDIA GPU gets this error from any CUDA build; "
+                "the program needs a GPU at run time, or a CPU path.",
+                [*evidence, cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+        if no_driver_possible and _driver_fits(ctx):
+            return self.finding(
+                f"The process reported a driver too old for its CUDA ({said}), but the driver"
+                f"{shown} runs every CUDA the text shows: the process most likely reached no "
+                "driver at all (a `docker build` step, a container started without the NVIDIA "
+                "runtime), or a CUDA the text does not show.",
+                evidence,
+                severity=Severity.INFO,
+            )
+        return self.finding(
+            f"The driver{shown} is too old for the CUDA the process needs, as it reported: {said}.",
+            evidence,
+        )
+
+
+# CUDA's error 35 as the runtime, the driver API and their wrappers print it.
+_NO_DRIVER = re.compile(
+    r"insufficient for CUDA runtime|cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER"
+)
+
+
+def _driver_fits(ctx: CheckContext) -> bool:
+    """Whether a driver is shown, CUDA is shown (what runs on it, or an image's CUDA: a
+    Dockerfile's base, an image the report names), and the driver runs every CUDA shown."""
+    driver = ctx.driver
+    images = [
+        i.cuda
+        for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+        for i in ctx.installations(name)
+        if i.cuda and (i.origin == "image-config" or "image" in i.properties)
+    ]
+    cudas = [c.cuda for c in ctx.cuda_consumers] + images
+    if driver is None or driver.version is None or not cudas:
+        return False
+    for cuda in cudas:
+        needs = driver_needs(ctx.matrix, cuda)
+        if needs.floor is None or needs.unsure:
+            return False
+        if ctx.version_at_least(driver.version, needs.floor) is not True:
+            return False
+    return True
 
 
 class MinorVersionCompatibility(Rule):
@@ -325,7 +425,9 @@ class DriverDropsGpu(Rule):
         what="Compares the driver's branch with the last branch that supports each GPU (the "
         "matrix's `last_driver_branch`: R470 for Kepler, R580 for Maxwell, Pascal and Volta), "
         "and reads the kernel module's `supported through the NVIDIA 470.xx Legacy drivers` "
-        "(the driver ignores that GPU).",
+        "(the driver ignores that GPU), and the driver notes reports quote (`The latest NVIDIA "
+        "driver version does not support K80 GPUs`, `K80 requires nvidia-driver version to be "
+        "<=470`).",
         why="A later branch does not take the GPU at all: NVRM names the legacy branch to use, "
         "nvidia-smi finds no devices, and CUDA sees none.",
         example="Driver 590.44.01 on a Tesla V100, or 535.129.03 on a Tesla K80.",
@@ -338,9 +440,13 @@ class DriverDropsGpu(Rule):
         legacy, driver = ctx.snapshot.observations("gpu-legacy-driver"), ctx.driver
         if legacy:
             # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
+            said = legacy[0].value or ""
             yield self.finding(
-                "The driver ignores a GPU here: the kernel module says it is supported only "
-                f"through the R{legacy[0].value} legacy branch.",
+                "The driver ignores a GPU here: the text (the kernel module, or a driver note "
+                f"it quotes) says it is supported only through the R{said} legacy branch."
+                if said.isdigit()
+                else f"The driver's branch no longer supports the {said} GPUs here, as the "
+                "report says: the driver ignores them.",
                 [legacy[0].evidence] + (driver.evidence[:1] if driver else []),
             )
             return

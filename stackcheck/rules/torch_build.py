@@ -30,7 +30,11 @@ class CpuOnlyTorch(Rule):
         "nothing shows one, that message is advice (`info`): no build gives CUDA there. Where no "
         "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel) beside a program that found "
         "CUDA unavailable is a warning: the build is why; so is a CPU build beside a CUDA "
-        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build).",
+        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build), or beside "
+        "the CUDA packages only a CUDA PyTorch brings (conda's `cudatoolkit`, pip's "
+        "`nvidia-cuda-runtime-cu12`). A sentence that says an install put the CPU build in "
+        "place (`it installs the cpu only version`) is read as PyTorch's own message; a driver "
+        "shown by its CUDA alone (conda info's `__cuda=10.2`) marks an NVIDIA host too.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
         "common cause (pytorch/pytorch#43493).",
@@ -64,7 +68,10 @@ class CpuOnlyTorch(Rule):
             return
         builds = ctx.installations(ComponentName.TORCH)
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
-        if not ctx.has_nvidia_gpu:
+        # A driver shown by its CUDA alone (conda's `__cuda=10.2`, nvidia-smi's `CUDA Version`
+        # in a sentence) is installed all the same: an NVIDIA GPU host.
+        drivers = [i for i in ctx.installations(ComponentName.DRIVER) if i.version or i.cuda]
+        if not (ctx.has_nvidia_gpu or drivers):
             if ctx.built_for_gpus and len(cpu_only) == len(builds):
                 for torch in cpu_only:
                     yield self.finding(
@@ -101,8 +108,9 @@ class CpuOnlyTorch(Rule):
             return
         others = len(builds) - len(cpu_only)
         gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
-        if ctx.driver is not None:
-            gpu_evidence.extend(ctx.driver.evidence[:1])
+        driver = ctx.driver or next(iter(drivers), None)
+        if driver is not None:
+            gpu_evidence.extend(driver.evidence[:1])
         for torch in cpu_only:
             message = f"PyTorch {torch.version} in {torch.python_env} has no CUDA support"
             if others:
@@ -120,14 +128,16 @@ class CpuOnlyTorch(Rule):
     def _next_to_cuda_packages(
         self, ctx: CheckContext, cpu_only: list[Installation]
     ) -> Iterable[Finding]:
-        """A CPU build next to conda's cudatoolkit, which is installed only for a CUDA PyTorch:
-        the environment was set up for CUDA and the resolver picked the CPU build."""
+        """A CPU build next to conda's cudatoolkit, which is installed only for a CUDA PyTorch,
+        or next to the CUDA runtime wheel a CUDA PyTorch wheel pulls in
+        (nvidia-cuda-runtime-cu12): the environment was set up for CUDA and the resolver picked
+        (or later put back) the CPU build."""
         for torch in cpu_only:
             cuda = [
                 r
                 for r in ctx.installations(ComponentName.CUDA_RUNTIME)
                 if r.python_env == torch.python_env
-                and r.properties.get("package", "").startswith("cudatoolkit ")
+                and r.properties.get("package", "").startswith(_CUDA_FOR_TORCH)
             ]
             if cuda:
                 yield self.finding(
@@ -137,6 +147,10 @@ class CpuOnlyTorch(Rule):
                     severity=Severity.WARNING,
                 )
 
+
+# Packages installed only to give PyTorch CUDA: conda's cudatoolkit, and the runtime wheel pip
+# installs with a CUDA PyTorch wheel (its requirement since 1.13).
+_CUDA_FOR_TORCH = ("cudatoolkit ", "nvidia-cuda-runtime-cu")
 
 _NVCC_RELEASE = re.compile(r"Cuda compilation tools, release (\d{1,2}\.\d{1,2})")
 

@@ -237,6 +237,11 @@ _CPU_SAID = re.compile(
     # Another vendor's GPU is no NVIDIA one: "I have an AMD Radeon RX 6800", "using Intel Arc".
     r"\b(?:have|has|using|use|with)\s(?:an?\s)?(?:AMD\s)?(?:Radeon|Intel\sArc)\b|"
     r"\b(?:have|has|using|use|with)\s(?:an?\s)?AMD\s(?:GPUs?|graphics\scards?|cards?)\b|"
+    # An Intel integrated GPU named as the machine's ("I'm using a integrated Intel GPU(iris xe
+    # graphics)", lora-scripts#101), unless an NVIDIA one is named beside it (a laptop has both).
+    r"\b(?:have|has|using|use|with|on)\s(?:an?\s|my\s|the\s|only\s)?(?:integrated\s|onboard\s)?"
+    r"Intel\s(?:integrated\s)?(?:Iris|UHD|HD\sGraphics|GPU|graphics)\b"
+    r"(?![^.?!]{0,80}\b(?:nvidia|geforce|cuda[-\s]capable|MX\d{3})\b)|"
     r"\b(?:want|wants|wanted|need|needs|should|must|would\slike|'d\slike|trying|try|tried|have|"
     r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
     r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
@@ -523,7 +528,10 @@ _CPU_HOST = re.compile(
 # A `docker build` step gets no GPU (vllm-project/vllm#282: "when building a docker image,
 # torch.cuda.is_available() always shows False"): what it probes finds none by design.
 _BUILD_TIME = re.compile(
-    r"\b(?:during|in|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    r"\b(?:during|in|inside|at|while)\s(?:a\s|the\s)?(?:docker|image|container)\sbuilds?\b|"
+    # A Dockerfile's RUN step named as where it ran (NVIDIA/nvidia-docker#191: "RUN" vs "CMD").
+    r"\b(?:in|inside|from|during|within)\s(?:a\s|the\s|my\s)?(?:Dockerfile(?:'s)?\s)?"
+    r"(?-i:RUN)\s(?:step|command|instruction|line|stage)s?\b|"
     r"\bat\sbuild[-\s]?time\b|\bwhile\sbuilding\s(?:the\s|a\s|my\s)?(?:docker\s)?"
     r"(?:images?|containers?)\b",
     re.IGNORECASE,
@@ -535,7 +543,7 @@ _GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNOR
 # share: the branches have no word in common); a line without one, and in ASCII, skips it.
 _CPU_SAID_CUES = (
     "cpu", "gpu", "graphic", "grafi", "card", "carte", "placa", "scheda", "adapter", "radeon",
-    "arc", "mac",
+    "arc", "mac", "intel",
 )  # fmt: skip
 
 
@@ -567,6 +575,42 @@ def cpu_stated(line: Line) -> list[Fact]:
         # CPU-only machine, please use torch.load with map_location=..."
         return []
     return [ObservationFact(line, "cpu-intended", found.group(0))]
+
+
+# An install that put the CPU-only PyTorch in place of a CUDA one, as the reporter states it
+# ("when installing pytorch it installs the cpu only version", deforum-art/stable-diffusion#132;
+# "changes my pytorch version from cuda118 to cpu ... I ended up with pytorch-cpu",
+# Lightning-AI/pytorch-lightning#18968): a resolver (pip, conda) picked the CPU build.
+_CPU_BUILD_INSTALLED = re.compile(
+    r"\b(?:(?:it|pip|conda|mamba|uv|poetry|this|that|which|lightning|setup|script)\s"
+    r"(?:also\s|then\s|just\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
+    r"cho(?:se|oses)|pick(?:s|ed)|resolv(?:es|ed)\sto)|ended\sup\swith|end\sup\swith|"
+    r"(?:(?:replac(?:es|ed)|overwr(?:ites|ote))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?torch\b"
+    r"(?:[^.?!]|\.(?=\w)){0,40}?\swith|"
+    r"(?:chang(?:es|ed)|switch(?:es|ed)|downgrad(?:es|ed))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?"
+    r"torch\b(?:[^.?!]|\.(?=\w)){0,40}?\sto))\s"
+    r"(?:the\s|a\s)?(?:(?:py)?torch[-\s]cpu\b|(?:py)?torch\s(?:for|on)\s(?:the\s)?cpu\b|"
+    r"cpu(?:[-\s]only)?"
+    r"(?:\s(?:versions?|builds?|wheels?|variants?|packages?))?(?:\s(?:of\s)?(?:py)?torch)?"
+    r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))|"
+    # Chinese: "(pip) installed / defaulted to / turned into the CPU version" (装的是cpu版本,
+    # 默认安装的是CPU版, 变成了cpu版).
+    r"(?:安装|装|下载|默认|变成|換成|换成|变为)(?:的|了|成|是|为){1,3}\s?(?:torch\s?|pytorch\s?)?"
+    r"cpu\s?版",
+    re.IGNORECASE,
+)
+
+
+def cpu_build_stated(line: Line) -> list[Fact]:
+    """That an install put the CPU-only PyTorch in place of a CUDA build, where a sentence says
+    so (not a question or a condition): PyTorch's own "not compiled with CUDA", in prose."""
+    if "cpu" not in line.text.lower():
+        return []
+    for sentence in sentences(line.text):
+        found = _CPU_BUILD_INSTALLED.search(sentence)
+        if found is not None and _asserted(sentence):
+            return [ObservationFact(line, "torch-cpu-only", found.group(0))]
+    return []
 
 
 def container_stated(line: Line) -> list[Fact]:
@@ -961,6 +1005,7 @@ class Prose(Format):
                 *hardware_path_stated(line),
                 *sockets_stated(line),
                 *cpu_stated(line),
+                *cpu_build_stated(line),
                 *mig_stated(line),
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),

@@ -1,4 +1,4 @@
-"""An NGC image a sentence names as the one in use ("Docker image:
+"""An NGC image (or NVIDIA's CUDA image) a sentence names as the one in use ("Docker image:
 nvcr.io/nvidia/pytorch:23.11-py3", "we run nvcr.io/nvidia/pytorch:24.05-py3 on 2 nodes"): the
 stack the matrix lists for it (CUDA, cuDNN, NCCL), as a Dockerfile's FROM of the same image gives.
 Not an image a sentence suggests or says works ("try nvcr.io/...:24.05-py3 instead", "works fine
@@ -14,9 +14,12 @@ from stackcheck.ingest.formats.dockerfile import bundled_index
 from stackcheck.ingest.lines import Line, sentences
 from stackcheck.snapshot.model import ComponentName, Evidence
 
-# A full NGC reference with its tag; a path or URL around it (".../nvcr.io/...") is not one.
+# A full NGC reference with its tag, or NVIDIA's CUDA image with its tag ("Base:
+# `nvidia/cuda:7.5-cudnn5-devel-ubuntu14.04`", NVIDIA/nvidia-docker#191), whose tag names its
+# CUDA; a path or URL around it (".../nvcr.io/...") is not one.
 _NGC = re.compile(
-    r"(?<![A-Za-z0-9_./-])(nvcr\.io/nvidia/[a-z0-9][a-z0-9._/-]{0,60}:[\w][\w.-]{0,40})"
+    r"(?<![A-Za-z0-9_./-])((?:nvcr\.io/nvidia/[a-z0-9][a-z0-9._/-]{0,60}|"
+    r"(?:docker\.io/)?nvidia/cuda):[\w][\w.-]{0,40})"
 )
 # Words that make a sentence's image the proposal or the one that works, not the stack at fault.
 _NOT_IN_USE = re.compile(
@@ -29,7 +32,7 @@ _NOT_IN_USE = re.compile(
 
 def stated_image(line: Line) -> list[Fact]:
     """The components of the NGC image a sentence of the line names as the one in use."""
-    if "nvcr.io/nvidia/" not in line.text:
+    if "nvcr.io/nvidia/" not in line.text and "nvidia/cuda:" not in line.text:
         return []
     for sentence in sentences(line.text):
         found = _NGC.search(sentence)
