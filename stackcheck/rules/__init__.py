@@ -59,6 +59,7 @@ from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, Persiste
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
+    GpuRequestRejected,
     NoGpuVisible,
     PrivilegedSeesAllGpus,
     VisibleDeviceBeyondContainer,
@@ -192,6 +193,7 @@ RULES: tuple[Rule, ...] = (
     DeviceOrdinalBeyondGpus(),
     DriverDropsGpu(),
     NvlsmPortGuessed(),
+    GpuRequestRejected(),
 )
 
 

@@ -55,7 +55,12 @@ class ContainerWithoutGpus(Rule):
         "`nvidia.com/gpu.shared`). "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause; so does a sentence that "
-        "names a GPU request as what was missing or as the fix.",
+        "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
+        "by podman-compose older than 1.2.0 (or of no stated version) is a warning: it ignores "
+        "the reservation. So is `NVIDIA_DRIVER_CAPABILITIES` set without "
+        "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
+        "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
+        "the device list.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
         "is missing and `torch.cuda.is_available()` is False, unless the daemon's default "
         "runtime happens to be nvidia.",
@@ -103,6 +108,8 @@ class ContainerWithoutGpus(Rule):
                     severity=Severity.ERROR if unavailable else Severity.WARNING,
                 )
         yield from self._unshown_container(ctx, unavailable)
+        yield from self._podman_compose_reservation(ctx, unavailable)
+        yield from self._capabilities_without_devices(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         if stated:
             yield self.finding(
@@ -111,6 +118,70 @@ class ContainerWithoutGpus(Rule):
                 [stated[0].evidence, *(o.evidence for o in unavailable[:1])],
                 severity=Severity.WARNING,
             )
+
+    def _podman_compose_reservation(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """A compose file's GPU reservation run by podman-compose: before 1.2.0 it translated no
+        `deploy.resources.reservations.devices` entry (containers/podman-compose#919), so the
+        container got no GPU; 1.2.0 passes each as a CDI device (`--device nvidia.com/gpu=...`),
+        which needs the toolkit's CDI spec on the host (`nvidia-ctk cdi generate`)."""
+        named = ctx.snapshot.observations("podman-compose-named")
+        if not named:
+            return
+        shown = [v for o in named if (v := o.value or "") and v[0].isdigit()]
+        if shown and all(ctx.version_at_least(v, _PODMAN_COMPOSE_GPU) for v in shown):
+            return
+        for spec in ctx.snapshot.run_specs:
+            if spec.kind != "compose" or not _reserved(spec):
+                continue
+            version = f" {shown[0]}" if shown else ""
+            yield self.finding(
+                f"The compose spec for {spec.image or 'the container'} reserves GPUs "
+                f"({spec.gpus}) and runs under podman-compose{version}: podman-compose before "
+                f"{_PODMAN_COMPOSE_GPU} ignores `deploy.resources.reservations.devices`, so the "
+                "container gets no GPU; use podman-compose 1.2.0+ (it passes the reservation as "
+                "CDI devices `nvidia.com/gpu=...`, which need `nvidia-ctk cdi generate` on the "
+                "host) or name the CDI device under `devices:`"
+                + (", and the report shows it saw none." if unavailable else "."),
+                [
+                    *spec_evidence(spec, "capabilities", "driver", "count", "device_ids")[:2],
+                    named[0].evidence,
+                ],
+                severity=Severity.ERROR if unavailable else Severity.WARNING,
+            )
+
+    def _capabilities_without_devices(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """NVIDIA_DRIVER_CAPABILITIES set without NVIDIA_VISIBLE_DEVICES and no `--gpus`: the
+        container toolkit's hook (legacy mode: nvidia-container-runtime, nvidia-docker2) injects
+        nothing unless NVIDIA_VISIBLE_DEVICES names GPUs; the nvidia/cuda images set it in their
+        ENV, other images do not, so the capabilities alone mount no driver library
+        (NVIDIA/nvidia-docker#766). Said only where a process then missed the driver."""
+        env = ctx.snapshot.env
+        capabilities = env.get("NVIDIA_DRIVER_CAPABILITIES")
+        if capabilities is None or "NVIDIA_VISIBLE_DEVICES" in env:
+            return
+        if any(_gpu_flag(s) for s in ctx.snapshot.run_specs):
+            return  # `--gpus`, a reservation or a CDI device names the GPUs itself; the legacy
+            # runtime flag (`--runtime=nvidia`, `nvidia-docker`) does not
+        missed = [
+            o
+            for o in ctx.snapshot.observations("library-missing")
+            if _DRIVER_LIBRARY.match(o.value or "")
+        ] + unavailable
+        if not missed:
+            return
+        yield self.finding(
+            f"NVIDIA_DRIVER_CAPABILITIES={capabilities.value} is set but NVIDIA_VISIBLE_DEVICES "
+            "is not, and no `--gpus` request is shown: the NVIDIA runtime injects no GPU and no "
+            "driver library unless NVIDIA_VISIBLE_DEVICES names GPUs (images built from "
+            "nvidia/cuda set it; others do not), and the process then missed the driver "
+            f"({missed[0].value}). Add `-e NVIDIA_VISIBLE_DEVICES=all` or `--gpus all`.",
+            [capabilities.evidence, missed[0].evidence],
+            severity=Severity.WARNING,
+        )
 
     def _unshown_container(
         self, ctx: CheckContext, unavailable: list[Observation]
@@ -140,6 +211,21 @@ class ContainerWithoutGpus(Rule):
             [*said[:1], *(o.evidence for o in unavailable[:1])],
             severity=Severity.WARNING,
         )
+
+
+# A library of the NVIDIA driver (what the container toolkit mounts), not the CUDA toolkit's.
+_DRIVER_LIBRARY = re.compile(r"lib(?:cuda|nvcuvid|nvidia-[\w-]{1,40})\.so")
+
+# podman-compose 1.2.0 (2024-06-26): "Added support for enabling GPU access" (its
+# docs/Changelog-1.2.0.md)
+_PODMAN_COMPOSE_GPU = "1.2.0"
+
+
+def _reserved(spec: RunSpec) -> bool:
+    """Whether a compose service asks for GPUs through a `deploy` device reservation (not the
+    `runtime: nvidia` key, a CDI name under `devices:` or Compose's `gpus:` short form)."""
+    gpus = spec.gpus or ""
+    return gpus.startswith(("capabilities", "driver", "count", "device_ids"))
 
 
 class NoGpuVisible(Rule):
@@ -445,3 +531,37 @@ class PrivilegedSeesAllGpus(Rule):
                 "of the host, whatever it requested.",
                 [privileged[0].evidence, seen[0].evidence],
             )
+
+
+class GpuRequestRejected(Rule):
+    id = "SC1407"
+    name = "gpu-request-rejected"
+    family = "gpu-visibility"
+    severity = Severity.INFO
+    title = "Docker rejected the GPU request's syntax before touching a GPU"
+    doc = RuleDoc(
+        what="Reads Docker's `cannot set both Count and DeviceIDs on device request`: the "
+        "daemon's check of a device request that carries a count and a device list at once.",
+        why="The docker CLI reads `--gpus` as CSV, so an unquoted `--gpus device=0,1` becomes "
+        "`device=0` and a bare `1` (a count); the daemon refuses the pair and the container does "
+        "not start. Nothing in the GPU stack is at fault: the same command with one GPU, or "
+        "with the list quoted, runs. A compose reservation that sets both `count` and "
+        "`device_ids` is refused the same way.",
+        example="`docker run --gpus device=0,1 ...` answered by `docker: Error response from "
+        "daemon: cannot set both Count and DeviceIDs on device request.` (rapidsai/docker#306).",
+        fix="Quote the list so the CSV parser keeps it whole: `--gpus '\"device=0,1\"'`; in "
+        "compose, keep `device_ids` or `count`, not both.",
+        references=("https://github.com/NVIDIA/nvidia-docker/issues/1026",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        rejected = ctx.snapshot.observations("gpu-request-rejected")
+        if not rejected:
+            return
+        listed = [s for s in ctx.snapshot.run_specs if s.gpu_count and s.gpu_count >= 2]
+        yield self.finding(
+            f"Docker refused the GPU request ({rejected[0].value}): an unquoted "
+            "`--gpus device=0,1` is split at the comma into a device and a count. Quote the "
+            "list (`--gpus '\"device=0,1\"'`); the GPUs and driver are not at fault.",
+            [rejected[0].evidence, *(e for s in listed[:1] for e in s.evidence[:1])],
+        )

@@ -403,6 +403,8 @@ ObservationKind = Literal[
     "library-cuda-stated",  # a library is built for CUDA X, the system has Y ("nccl X Y")
     "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
     "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
+    "gpu-request-rejected",  # Docker refused a malformed --gpus value before touching any GPU
+    "podman-compose-named",  # the report runs its compose file with podman-compose (value: version)
 ]
 
 

@@ -1,0 +1,89 @@
+"""GPU requests in containers as reports show them: Docker's refusal of an unquoted device list,
+a compose GPU reservation under podman-compose, the container toolkit's capabilities without a
+device list, and a `docker run` quoted as inline code in a sentence."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def loud(matrix: Matrix, text: str) -> dict[str, Severity]:
+    return {k: v for k, v in findings(matrix, text).items() if v is not Severity.INFO}
+
+
+# rapidsai/docker#306 (the corpus' 1186), the daemon's answer to `--gpus device=0,1` unquoted.
+_COUNT_AND_IDS = (
+    "docker: Error response from daemon: cannot set both Count and DeviceIDs on device request.\n"
+)
+
+
+def test_an_unquoted_device_list_is_advice_not_a_missing_gpu(matrix: Matrix) -> None:
+    """The CLI splits `device=0,1` into a device and a count; the daemon refuses the pair before
+    any GPU is touched: advice to quote the list, not "the process sees no GPU"."""
+    assert findings(matrix, _COUNT_AND_IDS) == {"SC1407": Severity.INFO}
+    report = check(read_report(body("1186"), "pasted").snapshot, matrix)
+    assert not [f for f in report.findings if f.severity is not Severity.INFO]
+    said = next(f for f in report.findings if f.id == "SC1407")
+    assert "Quote the list" in said.message
+
+
+def test_a_docker_run_quoted_inline_ends_at_its_backtick(matrix: Matrix) -> None:
+    """`docker run --gpus device=0,1` and `cluster = ...`: the sentence's next word is no image."""
+    specs = read_report(body("1186"), "pasted").snapshot.run_specs
+    assert [s.image for s in specs] == [None, None]
+    assert [s.gpus for s in specs] == ["device=0,1", "device=0"]
+    # A whole command in one span keeps its image.
+    line = "I start it with `docker run --gpus all --ipc=host nvcr.io/nvidia/pytorch:24.01-py3`.\n"
+    (spec,) = read_report(line, "pasted").snapshot.run_specs
+    assert spec.image == "nvcr.io/nvidia/pytorch:24.01-py3" and spec.ipc == "host"
+
+
+def test_a_gpu_count_alone_does_not_make_default_shm_a_warning(matrix: Matrix) -> None:
+    """Two GPUs for a web app (1186) show no NCCL and no DataLoader workers: advice only."""
+    run = "docker run --gpus '\"device=0,1\"' -p 8888:8888 rapidsai/rapidsai:latest\n"
+    assert findings(matrix, run)["SC501"] is Severity.INFO
+    workers = run + "DataLoader(dataset, num_workers=8)\n"
+    assert findings(matrix, workers)["SC501"] is Severity.WARNING
+
+
+def test_a_compose_gpu_reservation_under_podman_compose(matrix: Matrix) -> None:
+    """containers/podman-compose#919 (the corpus' 1179): before 1.2.0 podman-compose ignored
+    deploy.resources.reservations.devices; 1.2.0 passes it as CDI devices."""
+    assert loud(matrix, body("1179")) == {"SC531": Severity.WARNING}
+    compose = body("1179").split("```yaml\n")[1].split("```")[0]
+    # The same file with Docker Compose (no podman-compose named): a proper request.
+    assert "SC531" not in findings(matrix, compose)
+    # A podman-compose that translates reservations (its version line, 1.2.0 written by hand).
+    assert "SC531" not in findings(matrix, "podman-compose version: 1.2.0\n" + compose)
+    old = findings(matrix, "podman-compose version: 1.0.6\n" + compose)
+    assert old["SC531"] is Severity.WARNING
+    # podman-compose named beside a service that asks for no GPU through a reservation.
+    plain = "I use podman-compose.\nservices:\n  web:\n    image: nginx:1.25\n"
+    assert "SC531" not in findings(matrix, plain)
+
+
+def test_driver_capabilities_without_visible_devices(matrix: Matrix) -> None:
+    """NVIDIA/nvidia-docker#766 (the corpus' 1180): NVIDIA_DRIVER_CAPABILITIES alone, to an image
+    not built from nvidia/cuda, mounts nothing; FFmpeg then cannot load libnvcuvid."""
+    assert loud(matrix, body("1180")) == {"SC531": Severity.WARNING}
+    text = (
+        "docker run --runtime=nvidia -e NVIDIA_DRIVER_CAPABILITIES=compute,utility,video "
+        "emby/embyserver:latest\n[h264_cuvid @ 0x1ec8780] Cannot load libnvcuvid.so.1\n"
+    )
+    # The legacy runtime flag names no device list either (nvidia-docker2's wrapper adds only it).
+    assert loud(matrix, text) == {"SC531": Severity.WARNING}
+    asked = text.replace("--runtime=nvidia", "--gpus all")
+    assert "SC531" not in findings(matrix, asked)
+    visible = text.replace("-e NVIDIA", "-e NVIDIA_VISIBLE_DEVICES=all -e NVIDIA")
+    assert "SC531" not in findings(matrix, visible)
+    # The capabilities without any failure: nothing to say.
+    assert "SC531" not in findings(matrix, "NVIDIA_DRIVER_CAPABILITIES=compute,utility\n")
