@@ -8,6 +8,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
 
 
@@ -87,3 +88,29 @@ def test_driver_capabilities_without_visible_devices(matrix: Matrix) -> None:
     assert "SC531" not in findings(matrix, visible)
     # The capabilities without any failure: nothing to say.
     assert "SC531" not in findings(matrix, "NVIDIA_DRIVER_CAPABILITIES=compute,utility\n")
+
+
+def test_a_driver_stated_beside_a_suggestion_in_another_sentence(matrix: Matrix) -> None:
+    """NVIDIA/cutlass's thread (the corpus' 1155): the driver is stated in one sentence, a wish
+    to update the docs' minimum follows in the next; the suggestion is the next sentence's."""
+    line = body("1155").splitlines()[3]
+    assert drivers(line) == ["535.183.01"]
+    # In one sentence with the suggestion, it stays unread ("needs driver 535.183.01 or later").
+    assert drivers("It needs driver 535.183.01 or later, so please update.") == []
+
+
+def drivers(text: str) -> list[str]:
+    snapshot = read_report(text + "\n", "pasted").snapshot
+    return [i.version for i in snapshot.installations(ComponentName.DRIVER)]
+
+
+def test_a_manifest_field_the_schema_lacks_is_recognised_and_not_a_finding(
+    matrix: Matrix,
+) -> None:
+    """awslabs/awsome-distributed-ai#455 (the corpus' 1123): the API server's strict decoding
+    refused an MPIJob field; the manifest's fault, read so the report is recognised."""
+    snapshot = read_report(body("1123"), "pasted").snapshot
+    assert [o.value for o in snapshot.observations("program-fault")] == [
+        "manifest field spec.mpiReplicaSpecs.Launcher.template.spec.imagePullPolicy unknown"
+    ]
+    assert findings(matrix, body("1123")) == {}

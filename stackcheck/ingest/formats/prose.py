@@ -698,15 +698,17 @@ def stated_ofi_nccl(line: Line) -> list[Fact]:
 def stated_versions(line: Line) -> list[Fact]:
     """The driver and the NCCL a sentence states as the ones in use (PyTorch, cuDNN and CUDA:
     ``stated_components``)."""
-    nccl = stated_nccl(line) + stated_ofi_nccl(line)
-    if _SUGGESTION.search(line.text):
-        return nccl
-    facts: list[Fact] = nccl
+    facts: list[Fact] = stated_nccl(line) + stated_ofi_nccl(line)
     said = {"stated": "prose"}
-    if (found := _DRIVER.search(line.text)) is not None:
-        facts.append(
-            ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
-        )
+    # A suggestion is judged in the driver's own sentence: "my driver is 535.183.01. Maybe we can
+    # update the minimum driver version" states this host's driver in its first sentence.
+    for sentence in sentences(line.text) if "river" in line.text else ():
+        found = _DRIVER.search(sentence)
+        if found is not None and not _SUGGESTION.search(sentence):
+            facts.append(
+                ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
+            )
+            break
     return facts
 
 
