@@ -114,3 +114,22 @@ def test_a_manifest_field_the_schema_lacks_is_recognised_and_not_a_finding(
         "manifest field spec.mpiReplicaSpecs.Launcher.template.spec.imagePullPolicy unknown"
     ]
     assert findings(matrix, body("1123")) == {}
+
+
+def test_gpu_feature_discovery_labels_state_the_nodes_driver() -> None:
+    """NVIDIA/gpu-operator#1043 (the corpus' 1183): `kubectl describe node` labels of two nodes,
+    double-spaced. Each node's labels name its driver and that driver's CUDA; the two nodes
+    differ (550.54.15, 560.35.03), so no one driver is recorded, but the text is read."""
+    text = body("1183")
+    report = read_report(text, "pasted")
+    assert report.recognised
+    assert report.snapshot.installations(ComponentName.DRIVER) == []
+    # The first node's labels alone (the text up to the second node's driver labels).
+    first = text[: text.index("nvidia.com/cuda.driver-version.full=560")]
+    (driver,) = read_report(first, "pasted").snapshot.installations(ComponentName.DRIVER)
+    assert (driver.version, driver.cuda) == ("550.54.15", "12.4")
+    # Labels set by hand (`kubectl label node`) are no node's state.
+    hand = (
+        "kubectl label node n1 nvidia.com/cuda.driver.major=535 nvidia.com/cuda.driver.minor=85\n"
+    )
+    assert read_report(hand, "pasted").snapshot.installations(ComponentName.DRIVER) == []

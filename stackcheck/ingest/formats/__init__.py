@@ -18,6 +18,7 @@ from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
 from stackcheck.ingest.formats.fi_info_verbose import FiInfoVerbose
+from stackcheck.ingest.formats.gfd_labels import GfdLabels
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
@@ -92,6 +93,7 @@ FORMATS: tuple[Format, ...] = (
     NvidiaSmiCsv(),
     DockerInfo(),
     Ibstat(),
+    GfdLabels(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
