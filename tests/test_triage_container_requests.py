@@ -133,3 +133,24 @@ def test_gpu_feature_discovery_labels_state_the_nodes_driver() -> None:
         "kubectl label node n1 nvidia.com/cuda.driver.major=535 nvidia.com/cuda.driver.minor=85\n"
     )
     assert read_report(hand, "pasted").snapshot.installations(ComponentName.DRIVER) == []
+
+
+def test_the_select_device_banner_states_torch_and_the_gpus_it_saw() -> None:
+    """ultralytics/ultralytics#1238 (the corpus' 1187): select_device's banner. Its shape is
+    ultralytics' utils/torch_utils.py: `CUDA:{d} ({name}, {MiB}MiB)`, a further GPU on its own
+    line indented under the first, `CPU` where none was used (the second GPU and the CPU form
+    written by hand from that code)."""
+    banner = next(x for x in body("1187").splitlines() if x.startswith("Ultralytics"))
+    snapshot = read_report(banner + "\n", "pasted").snapshot
+    (torch,) = snapshot.installations(ComponentName.TORCH)
+    assert torch.version == "1.13.0"
+    assert [(g.name, g.memory_mib) for g in snapshot.gpus.devices] == [
+        ("Tesla V100-SXM2-16GB", 16160)
+    ]
+    assert snapshot.observations("cuda-available")
+    two = banner + "\n" + " " * 52 + "CUDA:1 (Tesla V100-SXM2-16GB, 16160MiB)\n"
+    assert len(read_report(two, "pasted").snapshot.gpus.devices) == 2
+    cpu = banner.split("CUDA:0")[0] + "CPU\n"
+    snapshot = read_report(cpu, "pasted").snapshot
+    assert [t.version for t in snapshot.installations(ComponentName.TORCH)] == ["1.13.0"]
+    assert not snapshot.gpus.devices and not snapshot.observations("cuda-available")

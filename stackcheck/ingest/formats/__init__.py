@@ -9,6 +9,7 @@ from stackcheck.ingest.formats.compose import Compose
 from stackcheck.ingest.formats.conda_plan import CondaPlan
 from stackcheck.ingest.formats.container_cli_info import ContainerCliInfo
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
+from stackcheck.ingest.formats.device_banner import DeviceBanner
 from stackcheck.ingest.formats.df import Df
 from stackcheck.ingest.formats.docker_info import DockerInfo
 from stackcheck.ingest.formats.docker_run import DockerRun
@@ -94,6 +95,7 @@ FORMATS: tuple[Format, ...] = (
     DockerInfo(),
     Ibstat(),
     GfdLabels(),
+    DeviceBanner(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
