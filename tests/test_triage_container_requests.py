@@ -154,3 +154,16 @@ def test_the_select_device_banner_states_torch_and_the_gpus_it_saw() -> None:
     snapshot = read_report(cpu, "pasted").snapshot
     assert [t.version for t in snapshot.installations(ComponentName.TORCH)] == ["1.13.0"]
     assert not snapshot.gpus.devices and not snapshot.observations("cuda-available")
+
+
+def test_lightning_names_the_gpus_it_set_a_process_up_on(matrix: Matrix) -> None:
+    """Lightning-AI/pytorch-lightning#16102 (the corpus' 676): `LOCAL_RANK: 0 -
+    CUDA_VISIBLE_DEVICES: [0]` on a one-GPU machine: CUDA was there, nothing is hidden."""
+    snapshot = read_report(body("676"), "pasted").snapshot
+    assert [o.value for o in snapshot.observations("cuda-available")] == [
+        "Lightning: CUDA_VISIBLE_DEVICES [0]"
+    ]
+    assert findings(matrix, body("676")) == {}
+    # An empty list is no GPU seen: not read as CUDA available.
+    empty = "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: []\n"
+    assert not read_report(empty, "pasted").snapshot.observations("cuda-available")
