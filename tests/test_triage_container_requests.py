@@ -167,3 +167,27 @@ def test_lightning_names_the_gpus_it_set_a_process_up_on(matrix: Matrix) -> None
     # An empty list is no GPU seen: not read as CUDA available.
     empty = "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: []\n"
     assert not read_report(empty, "pasted").snapshot.observations("cuda-available")
+
+
+# docker/compose#6539's warning (docker-compose 1.22, a `deploy` for replicas) and
+# docker/compose#8142's refusal (docker-compose 1.17.1).
+_DEPLOY_IGNORED = (
+    "WARNING: Some services (hello) use the 'deploy' key, which will be ignored. Compose does "
+    "not support 'deploy' configuration - use `docker stack deploy` to deploy to a swarm.\n"
+)
+_DEVICES_REFUSED = (
+    "ERROR: The Compose file './docker-compose.yml' is invalid because:\n"
+    "services.testserver.deploy.resources.reservations value Additional properties are not "
+    "allowed ('devices' was unexpected)\n"
+)
+
+
+def test_a_compose_that_ignores_or_refuses_gpu_reservations(matrix: Matrix) -> None:
+    compose = body("1179").split("```yaml\n")[1].split("```")[0]
+    # The warning beside a GPU reservation: the reservation is dropped.
+    found = findings(matrix, compose + _DEPLOY_IGNORED)
+    assert found["SC531"] is Severity.WARNING
+    # The warning alone (a `deploy` for replicas, as in docker/compose#6539): nothing.
+    assert findings(matrix, _DEPLOY_IGNORED) == {}
+    # Compose before 1.28 refusing `devices`: the GPU request is missing.
+    assert loud(matrix, _DEVICES_REFUSED) == {"SC531": Severity.WARNING}

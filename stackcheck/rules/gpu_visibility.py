@@ -57,7 +57,10 @@ class ContainerWithoutGpus(Rule):
         "command that started it, a warning names the likely cause; so does a sentence that "
         "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
         "by podman-compose older than 1.2.0 (or of no stated version) is a warning: it ignores "
-        "the reservation. So is `NVIDIA_DRIVER_CAPABILITIES` set without "
+        "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
+        "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
+        "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. So is "
+        "`NVIDIA_DRIVER_CAPABILITIES` set without "
         "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
         "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
         "the device list.",
@@ -122,31 +125,40 @@ class ContainerWithoutGpus(Rule):
     def _podman_compose_reservation(
         self, ctx: CheckContext, unavailable: list[Observation]
     ) -> Iterable[Finding]:
-        """A compose file's GPU reservation run by podman-compose: before 1.2.0 it translated no
-        `deploy.resources.reservations.devices` entry (containers/podman-compose#919), so the
-        container got no GPU; 1.2.0 passes each as a CDI device (`--device nvidia.com/gpu=...`),
-        which needs the toolkit's CDI spec on the host (`nvidia-ctk cdi generate`)."""
+        """A compose file's GPU reservation run by a tool that ignores it: podman-compose before
+        1.2.0 translated no `deploy.resources.reservations.devices` entry
+        (containers/podman-compose#919), and 1.2.0 passes each as a CDI device (`--device
+        nvidia.com/gpu=...`, which needs `nvidia-ctk cdi generate` on the host); docker-compose
+        1.x said so itself ("use the 'deploy' key, which will be ignored") before 1.28.0."""
         named = ctx.snapshot.observations("podman-compose-named")
-        if not named:
-            return
         shown = [v for o in named if (v := o.value or "") and v[0].isdigit()]
         if shown and all(ctx.version_at_least(v, _PODMAN_COMPOSE_GPU) for v in shown):
+            named = []
+        ignored = ctx.snapshot.observations("compose-deploy-ignored")
+        if not (named or ignored):
             return
+        version = f" {shown[0]}" if shown else ""
+        why = (
+            f"runs under podman-compose{version}: podman-compose before {_PODMAN_COMPOSE_GPU} "
+            "ignores `deploy.resources.reservations.devices`, so the container gets no GPU; use "
+            "podman-compose 1.2.0+ (it passes the reservation as CDI devices "
+            "`nvidia.com/gpu=...`, which need `nvidia-ctk cdi generate` on the host) or name the "
+            "CDI device under `devices:`"
+            if named
+            else "docker-compose said it ignores the `deploy` key (1.x before 1.28.0 knows no "
+            "GPU reservation), so the container gets no GPU; use Docker Compose 1.28+ or v2 "
+            "(`docker compose`), or `runtime: nvidia`"
+        )
         for spec in ctx.snapshot.run_specs:
             if spec.kind != "compose" or not _reserved(spec):
                 continue
-            version = f" {shown[0]}" if shown else ""
             yield self.finding(
                 f"The compose spec for {spec.image or 'the container'} reserves GPUs "
-                f"({spec.gpus}) and runs under podman-compose{version}: podman-compose before "
-                f"{_PODMAN_COMPOSE_GPU} ignores `deploy.resources.reservations.devices`, so the "
-                "container gets no GPU; use podman-compose 1.2.0+ (it passes the reservation as "
-                "CDI devices `nvidia.com/gpu=...`, which need `nvidia-ctk cdi generate` on the "
-                "host) or name the CDI device under `devices:`"
+                f"({spec.gpus}) and {why}"
                 + (", and the report shows it saw none." if unavailable else "."),
                 [
                     *spec_evidence(spec, "capabilities", "driver", "count", "device_ids")[:2],
-                    named[0].evidence,
+                    (named or ignored)[0].evidence,
                 ],
                 severity=Severity.ERROR if unavailable else Severity.WARNING,
             )

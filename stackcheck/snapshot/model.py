@@ -405,6 +405,7 @@ ObservationKind = Literal[
     "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
     "gpu-request-rejected",  # Docker refused a malformed --gpus value before touching any GPU
     "podman-compose-named",  # the report runs its compose file with podman-compose (value: version)
+    "compose-deploy-ignored",  # docker-compose 1.x said it ignores the services' `deploy` key
 ]
 
 
