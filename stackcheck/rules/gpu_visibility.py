@@ -69,7 +69,10 @@ class ContainerWithoutGpus(Rule):
         "runtime happens to be nvidia.",
         example="`docker run -it anibali/pytorch:1.4.0-cuda10.1 sh` (anibali/docker-pytorch#27).",
         fix="Add `--gpus all` (Docker 19.03+ with the NVIDIA container toolkit), or `--runtime "
-        "nvidia` on older setups; in compose, a device reservation with `capabilities: [gpu]`.",
+        "nvidia` on older setups; in compose, a device reservation with `capabilities: [gpu]` "
+        "(Docker Compose 1.28+, podman-compose 1.2.0+; or a CDI name under `devices:`); with "
+        "the nvidia runtime alone, `NVIDIA_VISIBLE_DEVICES=all` beside any "
+        "`NVIDIA_DRIVER_CAPABILITIES`.",
         references=("https://github.com/anibali/docker-pytorch/issues/27",),
     )
 
