@@ -191,3 +191,31 @@ def test_a_compose_that_ignores_or_refuses_gpu_reservations(matrix: Matrix) -> N
     assert findings(matrix, _DEPLOY_IGNORED) == {}
     # Compose before 1.28 refusing `devices`: the GPU request is missing.
     assert loud(matrix, _DEVICES_REFUSED) == {"SC531": Severity.WARNING}
+
+
+def test_a_pod_no_node_can_take_is_advice(matrix: Matrix) -> None:
+    """NVIDIA/k8s-device-plugin#165 (the corpus' 664): `Insufficient nvidia.com/gpu` is the
+    scheduler's, most often the request's or the cluster's fault: advice, not an error."""
+    assert findings(matrix, body("664")) == {"SC1408": Severity.INFO}
+    mig = "0/1 nodes are available: 1 Insufficient nvidia.com/mig-1g.5gb.\n"
+    snapshot = read_report(mig, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("gpu-unschedulable")] == [
+        "nvidia.com/mig-1g.5gb"
+    ]
+
+
+def test_lightnings_banner_says_cuda_was_available() -> None:
+    """open-edge-platform/anomalib#232: `GPU available: True, used: False` (Lightning 1.6);
+    `False` is not read (Ray's workers print it before their GPUs are set up)."""
+    said = "GPU available: True, used: False\nTPU available: False, using: 0 TPU cores\n"
+    snapshot = read_report(said, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("cuda-available")] == [
+        "GPU available: True, used: False"
+    ]
+    newer = "GPU available: True (cuda), used: True\n"
+    assert read_report(newer, "pasted").snapshot.observations("cuda-available")
+    for unsaid in (
+        "GPU available: False, used: False\n",
+        "GPU available: True (mps), used: True\n",
+    ):
+        assert not read_report(unsaid, "pasted").snapshot.observations("cuda-available")

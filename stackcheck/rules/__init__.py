@@ -59,6 +59,7 @@ from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, Persiste
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
+    GpuPodUnschedulable,
     GpuRequestRejected,
     NoGpuVisible,
     PrivilegedSeesAllGpus,
@@ -194,6 +195,7 @@ RULES: tuple[Rule, ...] = (
     DriverDropsGpu(),
     NvlsmPortGuessed(),
     GpuRequestRejected(),
+    GpuPodUnschedulable(),
 )
 
 

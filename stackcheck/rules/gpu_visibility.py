@@ -580,3 +580,50 @@ class GpuRequestRejected(Rule):
             "list (`--gpus '\"device=0,1\"'`); the GPUs and driver are not at fault.",
             [rejected[0].evidence, *(e for s in listed[:1] for e in s.evidence[:1])],
         )
+
+
+class GpuPodUnschedulable(Rule):
+    id = "SC1408"
+    name = "gpu-pod-unschedulable"
+    family = "gpu-visibility"
+    severity = Severity.INFO
+    title = "The scheduler found no node with the GPUs a pod asks for"
+    doc = RuleDoc(
+        what="Reads the scheduler's `Insufficient nvidia.com/gpu` (or a MIG resource's) in a "
+        "Pending pod's events and names what to check; where the text shows the pod's request "
+        "and a node's GPUs, it says which is larger.",
+        why="The pod stays Pending. The cause is most often the request or the cluster, not "
+        "the GPU stack: more GPUs than any one node has (a pod never spans nodes), a GPU node "
+        "tainted against pods without a toleration, GPUs held by other pods; or a device "
+        "plugin that advertises none (`Allocatable: nvidia.com/gpu: 0`).",
+        example="`0/3 nodes are available: 3 Insufficient nvidia.com/gpu` for a pod asking for "
+        "2 GPUs on nodes of 1 GPU each (NVIDIA/k8s-device-plugin#165).",
+        fix="Compare the pod's `nvidia.com/gpu` limit with `kubectl describe node`'s "
+        "Allocatable and Allocated resources; add a toleration for the GPU nodes' taint; if "
+        "Allocatable shows 0, check the device plugin's log on that node.",
+        references=("https://github.com/NVIDIA/k8s-device-plugin/issues/165",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        unschedulable = ctx.snapshot.observations("gpu-unschedulable")
+        if not unschedulable:
+            return
+        resource = unschedulable[0].value or "nvidia.com/gpu"
+        asked = [
+            s.gpu_count
+            for s in ctx.snapshot.run_specs
+            if s.kind == "kubernetes" and s.gpu_count is not None
+        ]
+        node = len(ctx.snapshot.gpus.devices)
+        larger = (
+            f" The pod asks for {max(asked)} GPUs and the node shown has {node}: a pod's GPUs "
+            "must all come from one node."
+            if asked and node and max(asked) > node
+            else ""
+        )
+        yield self.finding(
+            f"No node had the free {resource} the pod asks for: the request is more than one "
+            "node has, the GPU nodes are tainted, their GPUs are in use, or the device plugin "
+            "advertises none." + larger,
+            [unschedulable[0].evidence],
+        )

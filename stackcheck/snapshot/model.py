@@ -406,6 +406,7 @@ ObservationKind = Literal[
     "gpu-request-rejected",  # Docker refused a malformed --gpus value before touching any GPU
     "podman-compose-named",  # the report runs its compose file with podman-compose (value: version)
     "compose-deploy-ignored",  # docker-compose 1.x said it ignores the services' `deploy` key
+    "gpu-unschedulable",  # no node had the GPUs a pod asks for (value: the resource)
 ]
 
 
