@@ -219,3 +219,21 @@ def test_lightnings_banner_says_cuda_was_available() -> None:
         "GPU available: True (mps), used: True\n",
     ):
         assert not read_report(unsaid, "pasted").snapshot.observations("cuda-available")
+
+
+def test_a_gpu_request_named_as_the_fix_in_a_sentence(matrix: Matrix) -> None:
+    """Sentences that name the missing GPU request as the fix (written in the shapes the
+    corpus' reporters use: 'forgot to add --gpus', 'adding ... fixed it'), including one that
+    names `docker run` without giving any of it; a request named as present is not."""
+    for said in (
+        "I forgot to add --gpus all to docker run, now it works.",
+        "Adding runtimeClassName: nvidia to the pod spec fixed it.",
+        "I added NVIDIA_VISIBLE_DEVICES=all and now it works.",
+    ):
+        assert loud(matrix, said + "\n") == {"SC531": Severity.WARNING}, said
+    for unsaid in (
+        "Setting runtimeClassName: nvidia is required by our cluster and works fine.",
+        "Adding NVIDIA_VISIBLE_DEVICES=all did not help.",
+        "I am adding --gpus all to the command.",
+    ):
+        assert "SC531" not in findings(matrix, unsaid + "\n"), unsaid

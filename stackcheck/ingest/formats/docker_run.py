@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from stackcheck.ingest.facts import Fact, RunSpecFact
 from stackcheck.ingest.formats.base import Format, continued, joined
-from stackcheck.ingest.formats.prose import settings
+from stackcheck.ingest.formats.prose import Prose, settings
 from stackcheck.ingest.formats.runspec import add_env, add_named_gpu, count_ids, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
@@ -271,6 +271,10 @@ class DockerRun(Format):
             return []
         inline = _inline_command(lines[0].raw, named.start()) if named is not None else None
         spec, facts = run_spec(joined(lines) if inline is None else inline, lines)
-        if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
-            return []  # "for docker run means that ...": a sentence about the command
+        if (spec.image in _PROSE_WORDS and not spec.gpus and not spec.env) or spec == RunSpec(
+            kind="docker-run"
+        ):
+            # "for docker run means that ...", "forgot to add --gpus all to docker run, now it
+            # works": a sentence about the command, read as the sentence it is
+            return Prose().parse(lines)
         return [RunSpecFact(lines[0], spec, list(lines)), *facts]
