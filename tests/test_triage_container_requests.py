@@ -237,3 +237,27 @@ def test_a_gpu_request_named_as_the_fix_in_a_sentence(matrix: Matrix) -> None:
         "I am adding --gpus all to the command.",
     ):
         assert "SC531" not in findings(matrix, unsaid + "\n"), unsaid
+
+
+def test_the_hosts_visible_devices_passed_into_a_container_chosen_by_them(
+    matrix: Matrix,
+) -> None:
+    """devitocodes/devito's CI (the corpus' 790): `--gpus "device=${CUDA_VISIBLE_DEVICES:-all}"`
+    with `--env CUDA_VISIBLE_DEVICES`; the two fragments of its PR title joined by hand into one
+    command (image and command added by hand)."""
+    fragments = body("790").splitlines()[0]
+    assert '`--gpus "device=${CUDA_VISIBLE_DEVICES:-all}"`' in fragments
+    assert "`--env CUDA_VISIBLE_DEVICES`" in fragments
+    run = (
+        'docker run --rm --gpus "device=${CUDA_VISIBLE_DEVICES:-all}" --env '
+        "CUDA_VISIBLE_DEVICES devitocodes/devito:gpu-latest pytest tests/\n"
+    )
+    assert loud(matrix, run) == {"SC1323": Severity.WARNING}
+    # The fix of that PR: the --env dropped.
+    fixed = run.replace("--env CUDA_VISIBLE_DEVICES ", "")
+    assert "SC1323" not in findings(matrix, fixed)
+    # Passed as `-e CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES`: the same.
+    spelled = run.replace(
+        "--env CUDA_VISIBLE_DEVICES", "-e CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
+    )
+    assert loud(matrix, spelled) == {"SC1323": Severity.WARNING}

@@ -445,16 +445,23 @@ def granted_gpus(spec: RunSpec) -> int | None:
     return len(ids) if all(i.strip().isdigit() for i in ids) else None
 
 
+# The host's CUDA_VISIBLE_DEVICES as a shell writes it into a command (`$X`, `${X:-all}`).
+_HOST_LIST = re.compile(r"\$\{?CUDA_VISIBLE_DEVICES\b")
+
+
 class VisibleDeviceBeyondContainer(Rule):
     id = "SC1323"
     name = "visible-device-beyond-container"
     family = "gpu-visibility"
     severity = Severity.ERROR
+    lowest = Severity.WARNING  # the host's list passed in: wrong unless it is 0..n-1
     title = "CUDA_VISIBLE_DEVICES names a GPU the container does not have"
     doc = RuleDoc(
         what="Compares the indices a container spec's `CUDA_VISIBLE_DEVICES` names with the "
         "GPUs its own request gives (`--gpus device=1`, `--gpus 2`, compose `device_ids` or "
-        "`count`, a `nvidia.com/gpu` limit).",
+        "`count`, a `nvidia.com/gpu` limit); a spec that chooses its GPUs by the host's "
+        "`$CUDA_VISIBLE_DEVICES` and passes that variable in unchanged (`--env "
+        "CUDA_VISIBLE_DEVICES`) is a warning.",
         why="Inside a container the GPUs it was given are numbered from 0, whatever their "
         "numbers on the host: `--gpus device=1` shows the host's GPU 1 as device 0, so "
         "`CUDA_VISIBLE_DEVICES=1` (the host's number passed on) names no device and CUDA finds "
@@ -468,6 +475,21 @@ class VisibleDeviceBeyondContainer(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         for spec in ctx.snapshot.run_specs:
+            passed = spec.env.get("CUDA_VISIBLE_DEVICES")
+            if (
+                passed is not None
+                and _HOST_LIST.search(spec.gpus or "")
+                and (not passed or _HOST_LIST.match(passed))
+            ):
+                yield self.finding(
+                    f"The {spec.kind} spec chooses its GPUs by the host's CUDA_VISIBLE_DEVICES "
+                    f"({spec.gpus}) and passes the same variable into the container: inside, "
+                    "the GPUs it was given are numbered from 0, so a host list other than "
+                    "0..n-1 (`CUDA_VISIBLE_DEVICES=1`) names no device there.",
+                    spec_evidence(spec, "CUDA_VISIBLE_DEVICES", "gpu")[:2],
+                    severity=Severity.WARNING,
+                )
+                continue
             visible = spec.env.get("CUDA_VISIBLE_DEVICES", "")
             granted = granted_gpus(spec)
             ids = [i.strip() for i in visible.split(",") if i.strip()]
