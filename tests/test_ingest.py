@@ -409,7 +409,9 @@ def test_error_messages_anywhere() -> None:
     assert [o.value for o in snapshot_of(body("031")).observations("cuda-error")] == ["802"]
     assert snapshot_of(body("033")).observations("no-gpu")
     too_old = snapshot_of(body("009"))
-    assert one(too_old, ComponentName.DRIVER) == (None, "11.4")
+    # The message gives the driver's CUDA; the first sentence states the driver itself (the
+    # second's "Upgrading to torch" is that sentence's, not the driver's).
+    assert one(too_old, ComponentName.DRIVER) == ("470.182.03", "11.4")
     cudnn = snapshot_of(body("035")).observations("cudnn-mismatch")
     assert [o.value for o in cudnn] == ["compiled against 8.5.0, loaded 8.3.3"]
     assert snapshot_of(body("065")).observations("rdma-enomem")

@@ -59,6 +59,8 @@ from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, Persiste
 from stackcheck.rules.gpu_visibility import (
     ContainerWithoutGpus,
     FewerGpusThanParallelism,
+    GpuPodUnschedulable,
+    GpuRequestRejected,
     NoGpuVisible,
     PrivilegedSeesAllGpus,
     VisibleDeviceBeyondContainer,
@@ -192,6 +194,8 @@ RULES: tuple[Rule, ...] = (
     DeviceOrdinalBeyondGpus(),
     DriverDropsGpu(),
     NvlsmPortGuessed(),
+    GpuRequestRejected(),
+    GpuPodUnschedulable(),
 )
 
 

@@ -55,13 +55,24 @@ class ContainerWithoutGpus(Rule):
         "`nvidia.com/gpu.shared`). "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause; so does a sentence that "
-        "names a GPU request as what was missing or as the fix.",
+        "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
+        "by podman-compose older than 1.2.0 (or of no stated version) is a warning: it ignores "
+        "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
+        "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
+        "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. So is "
+        "`NVIDIA_DRIVER_CAPABILITIES` set without "
+        "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
+        "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
+        "the device list.",
         why="Without one, the NVIDIA container toolkit injects no GPU and no driver: nvidia-smi "
         "is missing and `torch.cuda.is_available()` is False, unless the daemon's default "
         "runtime happens to be nvidia.",
         example="`docker run -it anibali/pytorch:1.4.0-cuda10.1 sh` (anibali/docker-pytorch#27).",
         fix="Add `--gpus all` (Docker 19.03+ with the NVIDIA container toolkit), or `--runtime "
-        "nvidia` on older setups; in compose, a device reservation with `capabilities: [gpu]`.",
+        "nvidia` on older setups; in compose, a device reservation with `capabilities: [gpu]` "
+        "(Docker Compose 1.28+, podman-compose 1.2.0+; or a CDI name under `devices:`); with "
+        "the nvidia runtime alone, `NVIDIA_VISIBLE_DEVICES=all` beside any "
+        "`NVIDIA_DRIVER_CAPABILITIES`.",
         references=("https://github.com/anibali/docker-pytorch/issues/27",),
     )
 
@@ -103,6 +114,8 @@ class ContainerWithoutGpus(Rule):
                     severity=Severity.ERROR if unavailable else Severity.WARNING,
                 )
         yield from self._unshown_container(ctx, unavailable)
+        yield from self._podman_compose_reservation(ctx, unavailable)
+        yield from self._capabilities_without_devices(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         if stated:
             yield self.finding(
@@ -111,6 +124,79 @@ class ContainerWithoutGpus(Rule):
                 [stated[0].evidence, *(o.evidence for o in unavailable[:1])],
                 severity=Severity.WARNING,
             )
+
+    def _podman_compose_reservation(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """A compose file's GPU reservation run by a tool that ignores it: podman-compose before
+        1.2.0 translated no `deploy.resources.reservations.devices` entry
+        (containers/podman-compose#919), and 1.2.0 passes each as a CDI device (`--device
+        nvidia.com/gpu=...`, which needs `nvidia-ctk cdi generate` on the host); docker-compose
+        1.x said so itself ("use the 'deploy' key, which will be ignored") before 1.28.0."""
+        named = ctx.snapshot.observations("podman-compose-named")
+        shown = [v for o in named if (v := o.value or "") and v[0].isdigit()]
+        if shown and all(ctx.version_at_least(v, _PODMAN_COMPOSE_GPU) for v in shown):
+            named = []
+        ignored = ctx.snapshot.observations("compose-deploy-ignored")
+        if not (named or ignored):
+            return
+        version = f" {shown[0]}" if shown else ""
+        why = (
+            f"runs under podman-compose{version}: podman-compose before {_PODMAN_COMPOSE_GPU} "
+            "ignores `deploy.resources.reservations.devices`, so the container gets no GPU; use "
+            "podman-compose 1.2.0+ (it passes the reservation as CDI devices "
+            "`nvidia.com/gpu=...`, which need `nvidia-ctk cdi generate` on the host) or name the "
+            "CDI device under `devices:`"
+            if named
+            else "docker-compose said it ignores the `deploy` key (1.x before 1.28.0 knows no "
+            "GPU reservation), so the container gets no GPU; use Docker Compose 1.28+ or v2 "
+            "(`docker compose`), or `runtime: nvidia`"
+        )
+        for spec in ctx.snapshot.run_specs:
+            if spec.kind != "compose" or not _reserved(spec):
+                continue
+            yield self.finding(
+                f"The compose spec for {spec.image or 'the container'} reserves GPUs "
+                f"({spec.gpus}) and {why}"
+                + (", and the report shows it saw none." if unavailable else "."),
+                [
+                    *spec_evidence(spec, "capabilities", "driver", "count", "device_ids")[:2],
+                    (named or ignored)[0].evidence,
+                ],
+                severity=Severity.ERROR if unavailable else Severity.WARNING,
+            )
+
+    def _capabilities_without_devices(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """NVIDIA_DRIVER_CAPABILITIES set without NVIDIA_VISIBLE_DEVICES and no `--gpus`: the
+        container toolkit's hook (legacy mode: nvidia-container-runtime, nvidia-docker2) injects
+        nothing unless NVIDIA_VISIBLE_DEVICES names GPUs; the nvidia/cuda images set it in their
+        ENV, other images do not, so the capabilities alone mount no driver library
+        (NVIDIA/nvidia-docker#766). Said only where a process then missed the driver."""
+        env = ctx.snapshot.env
+        capabilities = env.get("NVIDIA_DRIVER_CAPABILITIES")
+        if capabilities is None or "NVIDIA_VISIBLE_DEVICES" in env:
+            return
+        if any(_gpu_flag(s) for s in ctx.snapshot.run_specs):
+            return  # `--gpus`, a reservation or a CDI device names the GPUs itself; the legacy
+            # runtime flag (`--runtime=nvidia`, `nvidia-docker`) does not
+        missed = [
+            o
+            for o in ctx.snapshot.observations("library-missing")
+            if _DRIVER_LIBRARY.match(o.value or "")
+        ] + unavailable
+        if not missed:
+            return
+        yield self.finding(
+            f"NVIDIA_DRIVER_CAPABILITIES={capabilities.value} is set but NVIDIA_VISIBLE_DEVICES "
+            "is not, and no `--gpus` request is shown: the NVIDIA runtime injects no GPU and no "
+            "driver library unless NVIDIA_VISIBLE_DEVICES names GPUs (images built from "
+            "nvidia/cuda set it; others do not), and the process then missed the driver "
+            f"({missed[0].value}). Add `-e NVIDIA_VISIBLE_DEVICES=all` or `--gpus all`.",
+            [capabilities.evidence, missed[0].evidence],
+            severity=Severity.WARNING,
+        )
 
     def _unshown_container(
         self, ctx: CheckContext, unavailable: list[Observation]
@@ -140,6 +226,21 @@ class ContainerWithoutGpus(Rule):
             [*said[:1], *(o.evidence for o in unavailable[:1])],
             severity=Severity.WARNING,
         )
+
+
+# A library of the NVIDIA driver (what the container toolkit mounts), not the CUDA toolkit's.
+_DRIVER_LIBRARY = re.compile(r"lib(?:cuda|nvcuvid|nvidia-[\w-]{1,40})\.so")
+
+# podman-compose 1.2.0 (2024-06-26): "Added support for enabling GPU access" (its
+# docs/Changelog-1.2.0.md)
+_PODMAN_COMPOSE_GPU = "1.2.0"
+
+
+def _reserved(spec: RunSpec) -> bool:
+    """Whether a compose service asks for GPUs through a `deploy` device reservation (not the
+    `runtime: nvidia` key, a CDI name under `devices:` or Compose's `gpus:` short form)."""
+    gpus = spec.gpus or ""
+    return gpus.startswith(("capabilities", "driver", "count", "device_ids"))
 
 
 class NoGpuVisible(Rule):
@@ -344,16 +445,23 @@ def granted_gpus(spec: RunSpec) -> int | None:
     return len(ids) if all(i.strip().isdigit() for i in ids) else None
 
 
+# The host's CUDA_VISIBLE_DEVICES as a shell writes it into a command (`$X`, `${X:-all}`).
+_HOST_LIST = re.compile(r"\$\{?CUDA_VISIBLE_DEVICES\b")
+
+
 class VisibleDeviceBeyondContainer(Rule):
     id = "SC1323"
     name = "visible-device-beyond-container"
     family = "gpu-visibility"
     severity = Severity.ERROR
+    lowest = Severity.WARNING  # the host's list passed in: wrong unless it is 0..n-1
     title = "CUDA_VISIBLE_DEVICES names a GPU the container does not have"
     doc = RuleDoc(
         what="Compares the indices a container spec's `CUDA_VISIBLE_DEVICES` names with the "
         "GPUs its own request gives (`--gpus device=1`, `--gpus 2`, compose `device_ids` or "
-        "`count`, a `nvidia.com/gpu` limit).",
+        "`count`, a `nvidia.com/gpu` limit); a spec that chooses its GPUs by the host's "
+        "`$CUDA_VISIBLE_DEVICES` and passes that variable in unchanged (`--env "
+        "CUDA_VISIBLE_DEVICES`) is a warning.",
         why="Inside a container the GPUs it was given are numbered from 0, whatever their "
         "numbers on the host: `--gpus device=1` shows the host's GPU 1 as device 0, so "
         "`CUDA_VISIBLE_DEVICES=1` (the host's number passed on) names no device and CUDA finds "
@@ -367,6 +475,21 @@ class VisibleDeviceBeyondContainer(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         for spec in ctx.snapshot.run_specs:
+            passed = spec.env.get("CUDA_VISIBLE_DEVICES")
+            if (
+                passed is not None
+                and _HOST_LIST.search(spec.gpus or "")
+                and (not passed or _HOST_LIST.match(passed))
+            ):
+                yield self.finding(
+                    f"The {spec.kind} spec chooses its GPUs by the host's CUDA_VISIBLE_DEVICES "
+                    f"({spec.gpus}) and passes the same variable into the container: inside, "
+                    "the GPUs it was given are numbered from 0, so a host list other than "
+                    "0..n-1 (`CUDA_VISIBLE_DEVICES=1`) names no device there.",
+                    spec_evidence(spec, "CUDA_VISIBLE_DEVICES", "gpu")[:2],
+                    severity=Severity.WARNING,
+                )
+                continue
             visible = spec.env.get("CUDA_VISIBLE_DEVICES", "")
             granted = granted_gpus(spec)
             ids = [i.strip() for i in visible.split(",") if i.strip()]
@@ -445,3 +568,84 @@ class PrivilegedSeesAllGpus(Rule):
                 "of the host, whatever it requested.",
                 [privileged[0].evidence, seen[0].evidence],
             )
+
+
+class GpuRequestRejected(Rule):
+    id = "SC1407"
+    name = "gpu-request-rejected"
+    family = "gpu-visibility"
+    severity = Severity.INFO
+    title = "Docker rejected the GPU request's syntax before touching a GPU"
+    doc = RuleDoc(
+        what="Reads Docker's `cannot set both Count and DeviceIDs on device request`: the "
+        "daemon's check of a device request that carries a count and a device list at once.",
+        why="The docker CLI reads `--gpus` as CSV, so an unquoted `--gpus device=0,1` becomes "
+        "`device=0` and a bare `1` (a count); the daemon refuses the pair and the container does "
+        "not start. Nothing in the GPU stack is at fault: the same command with one GPU, or "
+        "with the list quoted, runs. A compose reservation that sets both `count` and "
+        "`device_ids` is refused the same way.",
+        example="`docker run --gpus device=0,1 ...` answered by `docker: Error response from "
+        "daemon: cannot set both Count and DeviceIDs on device request.` (rapidsai/docker#306).",
+        fix="Quote the list so the CSV parser keeps it whole: `--gpus '\"device=0,1\"'`; in "
+        "compose, keep `device_ids` or `count`, not both.",
+        references=("https://github.com/NVIDIA/nvidia-docker/issues/1026",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        rejected = ctx.snapshot.observations("gpu-request-rejected")
+        if not rejected:
+            return
+        listed = [s for s in ctx.snapshot.run_specs if s.gpu_count and s.gpu_count >= 2]
+        yield self.finding(
+            f"Docker refused the GPU request ({rejected[0].value}): an unquoted "
+            "`--gpus device=0,1` is split at the comma into a device and a count. Quote the "
+            "list (`--gpus '\"device=0,1\"'`); the GPUs and driver are not at fault.",
+            [rejected[0].evidence, *(e for s in listed[:1] for e in s.evidence[:1])],
+        )
+
+
+class GpuPodUnschedulable(Rule):
+    id = "SC1408"
+    name = "gpu-pod-unschedulable"
+    family = "gpu-visibility"
+    severity = Severity.INFO
+    title = "The scheduler found no node with the GPUs a pod asks for"
+    doc = RuleDoc(
+        what="Reads the scheduler's `Insufficient nvidia.com/gpu` (or a MIG resource's) in a "
+        "Pending pod's events and names what to check; where the text shows the pod's request "
+        "and a node's GPUs, it says which is larger.",
+        why="The pod stays Pending. The cause is most often the request or the cluster, not "
+        "the GPU stack: more GPUs than any one node has (a pod never spans nodes), a GPU node "
+        "tainted against pods without a toleration, GPUs held by other pods; or a device "
+        "plugin that advertises none (`Allocatable: nvidia.com/gpu: 0`).",
+        example="`0/3 nodes are available: 3 Insufficient nvidia.com/gpu` for a pod asking for "
+        "2 GPUs on nodes of 1 GPU each (NVIDIA/k8s-device-plugin#165).",
+        fix="Compare the pod's `nvidia.com/gpu` limit with `kubectl describe node`'s "
+        "Allocatable and Allocated resources; add a toleration for the GPU nodes' taint; if "
+        "Allocatable shows 0, check the device plugin's log on that node.",
+        references=("https://github.com/NVIDIA/k8s-device-plugin/issues/165",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        unschedulable = ctx.snapshot.observations("gpu-unschedulable")
+        if not unschedulable:
+            return
+        resource = unschedulable[0].value or "nvidia.com/gpu"
+        asked = [
+            s.gpu_count
+            for s in ctx.snapshot.run_specs
+            if s.kind == "kubernetes" and s.gpu_count is not None
+        ]
+        node = len(ctx.snapshot.gpus.devices)
+        larger = (
+            f" The pod asks for {max(asked)} GPUs and the node shown has {node}: a pod's GPUs "
+            "must all come from one node."
+            if asked and node and max(asked) > node
+            else ""
+        )
+        yield self.finding(
+            f"No node had the free {resource} the pod asks for: the request is more than one "
+            "node has, the GPU nodes are tainted, their GPUs are in use, or the device plugin "
+            "advertises none." + larger,
+            [unschedulable[0].evidence],
+        )

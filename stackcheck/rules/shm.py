@@ -52,10 +52,10 @@ def _shm_users(ctx: CheckContext, spec: RunSpec) -> list[tuple[str, Evidence | N
     """Why this container needs more than 64 MB of /dev/shm, with the evidence: several GPUs
     (NCCL's SHM transport joins GPUs of one container), NCCL at work (its log, its settings) or
     DataLoader worker processes. [] when the text shows none: one process on one GPU (a
-    `docker run --gpus all image nvidia-smi`-like start, an inference server) uses little."""
+    `docker run --gpus all image nvidia-smi`-like start, an inference server) uses little. A
+    count of GPUs alone is no such sign: a web app or a Dask cluster given two GPUs need not run
+    NCCL at all (rapidsai/docker#306)."""
     found: list[tuple[str, Evidence | None]] = []
-    if spec.gpu_count is not None and spec.gpu_count >= 2:
-        found.append((f"NCCL between its {spec.gpu_count} GPUs", None))
     ranks = parallelism(spec.command)
     if ranks is not None and ranks >= 2:
         # torchrun's --nproc_per_node, vLLM's tensor x pipeline parallel size: one process per
@@ -82,10 +82,11 @@ class ShmTooSmall(Rule):
         what="Checks /dev/shm's size (statvfs on a host, `df` in a report) and each container spec "
         "that runs GPU work: a `docker run` or compose service without `--shm-size`/`shm_size` or "
         "`--ipc=host`, a pod without a memory-backed /dev/shm mount (a warning where something "
-        "fills /dev/shm: two or more GPUs in the container, NCCL at work, DataLoader workers; "
-        "advice for one process on one GPU); and reads programs that "
-        "say /dev/shm is too small for them (Ray: `The object store is using /tmp instead of "
-        "/dev/shm`); a sentence naming Docker's default 64 MB /dev/shm is advice (info).",
+        "fills /dev/shm: a command that starts several GPU processes, NCCL at work, DataLoader "
+        "workers; advice where the text shows none of them, however many GPUs it requests); "
+        "and reads programs that say /dev/shm is too small for them (Ray: `The object store is "
+        "using /tmp instead of /dev/shm`); a sentence naming Docker's default 64 MB /dev/shm is "
+        "advice (info).",
         why="NCCL's shared-memory transport and PyTorch DataLoader workers allocate in /dev/shm. "
         "At 64 MB NCCL fails with `posix_fallocate failed` / `Error while creating shared memory "
         "segment` or hangs, and DataLoader workers die with a bus error (NVIDIA/nccl#290, #342).",
@@ -138,8 +139,14 @@ class ShmTooSmall(Rule):
                     + (
                         f", too little for {need[0][0]}."
                         if need
-                        else "; enough for one process on one GPU, too little once NCCL joins "
-                        "several GPUs or DataLoader workers pass batches."
+                        else "; enough for one process"
+                        + (
+                            f" on its {spec.gpu_count} GPUs"
+                            if spec.gpu_count is not None and spec.gpu_count >= 2
+                            else " on one GPU"
+                        )
+                        + ", too little once NCCL joins several GPUs or DataLoader workers pass "
+                        "batches."
                     ),
                     spec_evidence(spec, "run", "image:")[:2]
                     + [e for _, e in need[1:2] if e is not None],

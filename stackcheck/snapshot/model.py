@@ -403,6 +403,10 @@ ObservationKind = Literal[
     "library-cuda-stated",  # a library is built for CUDA X, the system has Y ("nccl X Y")
     "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
     "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
+    "gpu-request-rejected",  # Docker refused a malformed --gpus value before touching any GPU
+    "podman-compose-named",  # the report runs its compose file with podman-compose (value: version)
+    "compose-deploy-ignored",  # docker-compose 1.x said it ignores the services' `deploy` key
+    "gpu-unschedulable",  # no node had the GPUs a pod asks for (value: the resource)
 ]
 
 

@@ -9,6 +9,7 @@ from stackcheck.ingest.formats.compose import Compose
 from stackcheck.ingest.formats.conda_plan import CondaPlan
 from stackcheck.ingest.formats.container_cli_info import ContainerCliInfo
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
+from stackcheck.ingest.formats.device_banner import DeviceBanner
 from stackcheck.ingest.formats.df import Df
 from stackcheck.ingest.formats.docker_info import DockerInfo
 from stackcheck.ingest.formats.docker_run import DockerRun
@@ -18,6 +19,7 @@ from stackcheck.ingest.formats.efa_packages import EfaInstalledPackages
 from stackcheck.ingest.formats.env_dump import EnvDump
 from stackcheck.ingest.formats.fi_info import FiInfo
 from stackcheck.ingest.formats.fi_info_verbose import FiInfoVerbose
+from stackcheck.ingest.formats.gfd_labels import GfdLabels
 from stackcheck.ingest.formats.gpu_list import GpuList
 from stackcheck.ingest.formats.hf_env import HuggingFaceEnv
 from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
@@ -92,6 +94,8 @@ FORMATS: tuple[Format, ...] = (
     NvidiaSmiCsv(),
     DockerInfo(),
     Ibstat(),
+    GfdLabels(),
+    DeviceBanner(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from stackcheck.ingest.facts import Fact, RunSpecFact
 from stackcheck.ingest.formats.base import Format, continued, joined
-from stackcheck.ingest.formats.prose import settings
+from stackcheck.ingest.formats.prose import Prose, settings
 from stackcheck.ingest.formats.runspec import add_env, add_named_gpu, count_ids, visible_limit
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import limit_bytes, size_bytes
@@ -236,6 +236,16 @@ _PROSE_WORDS = frozenset(
 )
 
 
+def _inline_command(raw: str, start: int) -> str | None:
+    """The command where a sentence quotes it as inline code (``when I use `docker run --gpus
+    device=0,1` and `cluster = ...` ``): it ends at the span's closing backtick, and the
+    sentence's next words are no image. None where the command is not inside such a span."""
+    if raw.count("`", 0, start) % 2 == 0:
+        return None
+    close = raw.find("`", start)
+    return raw[start:close] if close > 0 else None
+
+
 class DockerRun(Format):
     name = "docker_run"
     title = "docker run"
@@ -259,7 +269,12 @@ class DockerRun(Format):
             # "`docker run` when using ...", an image's banner "Use 'nvidia-docker run' to
             # start this container": the command named in a sentence, not one that ran
             return []
-        spec, facts = run_spec(joined(lines), lines)
-        if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
-            return []  # "for docker run means that ...": a sentence about the command
+        inline = _inline_command(lines[0].raw, named.start()) if named is not None else None
+        spec, facts = run_spec(joined(lines) if inline is None else inline, lines)
+        if (spec.image in _PROSE_WORDS and not spec.gpus and not spec.env) or spec == RunSpec(
+            kind="docker-run"
+        ):
+            # "for docker run means that ...", "forgot to add --gpus all to docker run, now it
+            # works": a sentence about the command, read as the sentence it is
+            return Prose().parse(lines)
         return [RunSpecFact(lines[0], spec, list(lines)), *facts]

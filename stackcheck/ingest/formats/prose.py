@@ -422,7 +422,16 @@ _GPU_REQUESTED = re.compile(
     r"(?:--gpus\b|nvidia\.com/gpu\b|\bgpu\s(?:limits?|requests?)\b|--runtime[=\s]nvidia\b|"
     # compose's GPU request: "has no NVIDIA device reservation", "is missing the
     # deploy.resources.reservations.devices block" (odysseus-dev/odysseus#2659)
-    r"\b(?:nvidia|gpu)\sdevice\sreservations?\b|\breservations\.devices\b)",
+    r"\b(?:nvidia|gpu)\sdevice\sreservations?\b|\breservations\.devices\b|"
+    # the runtime's device list and a pod's runtime class: "adding NVIDIA_VISIBLE_DEVICES=all",
+    # "runtimeClassName: nvidia"
+    r"\bNVIDIA_VISIBLE_DEVICES=(?:all|\d)|\bruntimeClassName:?\s?[\"']?nvidia\b)",
+    re.IGNORECASE,
+)
+# "Adding runtimeClassName: nvidia to the pod spec fixed it": the request, then what it did.
+_ADDING = re.compile(r"\b(?:add|adding|added|setting|passing|specifying)\s", re.IGNORECASE)
+_THEN_FIXED = re.compile(
+    r"\b(?:fixe[sd]|solved|resolved|helped)\b|\b(?:it|that|this)\s(?:now\s)?worked\b|\bnow\s(?:it\s)?works\b",
     re.IGNORECASE,
 )
 
@@ -501,6 +510,10 @@ def gpu_request_stated(line: Line) -> list[Fact]:
     or the fix (not as a question or a condition)."""
     for sentence in sentences(line.text):
         need = _GPU_REQUEST.search(sentence)
+        if need is None:
+            need = _ADDING.search(sentence)
+            fixed = need is not None and _THEN_FIXED.search(sentence, need.end()) is not None
+            need = need if fixed else None
         if need is None or not _asserted(sentence):
             continue
         request = _GPU_REQUESTED.search(sentence, need.end())
@@ -742,15 +755,17 @@ def stated_ofi_nccl(line: Line) -> list[Fact]:
 def stated_versions(line: Line) -> list[Fact]:
     """The driver and the NCCL a sentence states as the ones in use (PyTorch, cuDNN and CUDA:
     ``stated_components``)."""
-    nccl = stated_nccl(line) + stated_ofi_nccl(line)
-    if _SUGGESTION.search(line.text):
-        return nccl
-    facts: list[Fact] = nccl
+    facts: list[Fact] = stated_nccl(line) + stated_ofi_nccl(line)
     said = {"stated": "prose"}
-    if (found := _DRIVER.search(line.text)) is not None:
-        facts.append(
-            ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
-        )
+    # A suggestion is judged in the driver's own sentence: "my driver is 535.183.01. Maybe we can
+    # update the minimum driver version" states this host's driver in its first sentence.
+    for sentence in sentences(line.text) if "river" in line.text else ():
+        found = _DRIVER.search(sentence)
+        if found is not None and not _SUGGESTION.search(sentence):
+            facts.append(
+                ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
+            )
+            break
     return facts
 
 
