@@ -966,6 +966,27 @@ def test_a_transport_setting_said_to_change_nothing_is_an_experiment(matrix: Mat
         assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING
 
 
+def test_settings_tried_and_given_up_are_experiments(matrix: Matrix) -> None:
+    # ray-project/ray#30333: "Tried `export NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`,
+    # both didnt work"; the cause was the launcher's default NCCL_SOCKET_IFNAME.
+    for sentence in (
+        "Tried `export NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`, both didnt work\n",
+        "I also tried NCCL_P2P_DISABLE=1 without success.\n",
+        "Tried NCCL_SHM_DISABLE=1, NCCL_IB_DISABLE=1 and NCCL_P2P_DISABLE=1: none of them helped\n",
+        "Tested with NCCL_P2P_LEVEL=LOC too, same error.\n",
+        "试了 NCCL_P2P_DISABLE=1 也没用\n",
+        "Probé con NCCL_P2P_DISABLE=1 pero no funcionó.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.INFO, sentence
+    # Tried and it worked, or a verdict in another sentence: the setting is in effect.
+    for sentence in (
+        "We tried NCCL_P2P_DISABLE=1 and it worked.\n",
+        "It still hangs without ACS changes. We tried NCCL_P2P_DISABLE=1 and it fixed the hang.\n",
+        "The job still hangs. NCCL_P2P_DISABLE=1 is exported on every node.\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING, sentence
+
+
 def test_sockets_over_ipoib_after_the_verbs_library_failed(matrix: Matrix) -> None:
     # sgl-project/sglang#1427: the image lacked libibverbs; the address is hidden as "<ip>".
     ipoib = "NCCL INFO NET/Socket : Using [0]ib0.<ip>\n"
