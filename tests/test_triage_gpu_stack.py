@@ -1283,3 +1283,33 @@ def test_the_container_hook_failing_at_ldconfig(matrix: Matrix) -> None:
     )
     assert loud(matrix, failed) == {"SC532": Severity.ERROR}
     assert loud(matrix, example("container-cli-ldcache-error")) == {"SC532": Severity.ERROR}
+
+
+def test_a_vgpu_guest_whose_driver_the_host_refuses(matrix: Matrix) -> None:
+    """1117 (skypilot-org/skypilot#10468): a GRID 535 guest on vGPU 18 hosts logs Xid 78 (vGPU
+    start error) and sees no GPU: the driver, not a program; the firmware halt (62) and the
+    unrecovered ECC error (140) of the same catalogue are errors too."""
+    assert loud(matrix, body("1117")) == {"SC1117": Severity.ERROR}
+    for code in ("78", "62", "140"):
+        line = f"NVRM: Xid (PCI:0000:00:10): {code}, pid=1234, name=python\n"
+        assert findings(matrix, line) == {"SC1117": Severity.ERROR}, code
+
+
+def test_a_gpu_said_to_have_dropped_off_the_bus(matrix: Matrix) -> None:
+    """1177 (NVIDIA/nvidia-docker#1553): 'the GPU ... caused it to drop off the bus', said in
+    the words people use for Xid 79."""
+    assert loud(matrix, body("1177")) == {"SC1117": Severity.ERROR}
+    reads_alike(
+        matrix,
+        {"SC1117": Severity.ERROR},
+        (
+            "The GPU linked to the container entered some error state that caused it to drop "
+            "off the bus.\n",
+            "One of the cards fell off the PCIe bus during training.\n",
+            "After an hour GPU 3 disappeared from the bus.\n",
+        ),
+        (
+            "Does the GPU fall off the bus if the riser is loose?\n",
+            "The GPU never dropped off the bus on the old driver.\n",
+        ),
+    )
