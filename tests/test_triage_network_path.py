@@ -1780,3 +1780,26 @@ def test_a_pod_evicted_over_its_dev_shm_volume_is_shm_exhausted(matrix: Matrix) 
     # Another emptyDir (a cache on disk) over its limit says nothing of /dev/shm.
     other = DSHM_EVICTED.replace('"dshm"', '"model-cache"')
     assert "SC502" not in findings(matrix, other)
+
+
+def test_setpci_reads_of_the_acs_control_register(matrix: Matrix) -> None:
+    # pytorch/pytorch#24081: ACS left on at the PLX switch ports with VT-d off (001d: ReqRedir+
+    # CmpltRedir+); all 0000 after ACS was disabled in the BIOS.
+    loop = (
+        "$ for plx in $(lspci | grep -i plx | awk '{print $1}'); do sudo setpci -s ${plx} "
+        "f2a.w; done\n"
+    )
+    on = loop + "[sudo] password for user:\n0000\n001d\n001d\n"
+    found = findings(matrix, on)["SC1125"]
+    assert found.severity is Severity.WARNING and "ReqRedir+ CmpltRedir+" in found.message
+    assert "SC1125" not in findings(matrix, loop + "0000\n0000\n0000\n")
+    # setpci's named register, and its verbose form (pciutils setpci.c exec_op).
+    verbose = (
+        "sudo setpci -v -s 0000:05:08.0 ECAP_ACS+0x6.w\n0000:05:08.0 (ecap 000d @f24) @f2a = 0008\n"
+    )
+    assert findings(matrix, verbose)["SC1125"].severity is Severity.WARNING
+    # Source validation alone (0001) redirects nothing; a write is the fix, not a reading; a
+    # raw offset with nothing saying ACS could be any register.
+    assert "SC1125" not in findings(matrix, verbose.replace("= 0008", "= 0001"))
+    assert "SC1125" not in findings(matrix, "setpci -s 05:08.0 ECAP_ACS+6.w=0000\n001d\n")
+    assert "SC1125" not in findings(matrix, "sudo setpci -s 05:08.0 4a.w\n001d\n")
