@@ -1803,3 +1803,26 @@ def test_setpci_reads_of_the_acs_control_register(matrix: Matrix) -> None:
     assert "SC1125" not in findings(matrix, verbose.replace("= 0008", "= 0001"))
     assert "SC1125" not in findings(matrix, "setpci -s 05:08.0 ECAP_ACS+6.w=0000\n001d\n")
     assert "SC1125" not in findings(matrix, "sudo setpci -s 05:08.0 4a.w\n001d\n")
+
+
+def test_an_nccl_build_that_cannot_join_a_cuda_graph(matrix: Matrix) -> None:
+    # vllm-project/vllm#3069: torch 2.2.0+cu118 loaded NCCL 2.19.3 built with CUDA 11.0;
+    # tensor-parallel vLLM captures collectives in CUDA graphs.
+    refused = (
+        "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA "
+        "runtime >= 11.3 or if the installed CUDA driver < R465.\n"
+    )
+    version = "host:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda11.0\n"
+    report = check(read_report(version + refused, "pasted").snapshot, matrix)
+    found = next(f for f in report.findings if f.id == "SC1335")
+    assert found.severity is Severity.ERROR and "built for CUDA 11.0" in found.message
+    # The driver named instead where the build is new enough; either where neither is known.
+    driver = "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |\n"
+    newer = version.replace("cuda11.0", "cuda11.8")
+    report = check(read_report(driver + newer + refused, "pasted").snapshot, matrix)
+    assert "driver 460.32.03 is older than R465" in next(
+        f.message for f in report.findings if f.id == "SC1335"
+    )
+    assert findings(matrix, refused)["SC1335"].severity is Severity.ERROR
+    # An old build alone, with no capture attempted, says nothing.
+    assert "SC1335" not in findings(matrix, version)

@@ -403,6 +403,7 @@ ObservationKind = Literal[
     "library-cuda-stated",  # a library is built for CUDA X, the system has Y ("nccl X Y")
     "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
     "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
+    "nccl-graph-capture-refused",  # NCCL refused a CUDA graph capture (built for CUDA < 11.3)
 ]
 
 
