@@ -1826,3 +1826,20 @@ def test_an_nccl_build_that_cannot_join_a_cuda_graph(matrix: Matrix) -> None:
     assert findings(matrix, refused)["SC1335"].severity is Severity.ERROR
     # An old build alone, with no capture attempted, says nothing.
     assert "SC1335" not in findings(matrix, version)
+
+
+def test_a_limits_conf_line_a_container_never_reads(matrix: Matrix) -> None:
+    # open-mpi/ompi#6468: the image's limits.conf raised memlock; the container kept 64 KiB.
+    conf = "semtp           soft     memlock         unlimited\n"
+    ulimit = "max locked memory       (kbytes, -l) 64\n"
+    found = findings(matrix, conf + "\n" + ulimit)["SC511"]
+    assert found.severity is Severity.WARNING and "limits.conf" in found.message
+    # The small limit alone, with nothing saying RDMA is wanted, is advice.
+    assert findings(matrix, ulimit)["SC511"].severity is Severity.INFO
+    # The line alone, or with the limit it asks for in effect, says nothing is wrong.
+    assert "SC511" not in findings(matrix, "* hard memlock unlimited\n")
+    unlimited = "max locked memory       (kbytes, -l) unlimited\n"
+    assert "SC511" not in findings(matrix, conf + "\n" + unlimited)
+    # Another item of limits.conf is not the locked-memory limit.
+    other = "semtp soft nofile 65536\n\n" + ulimit
+    assert findings(matrix, other)["SC511"].severity is Severity.INFO

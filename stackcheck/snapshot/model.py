@@ -404,6 +404,7 @@ ObservationKind = Literal[
     "nvswitch-lpf-candidate",  # a wrapper found an NVSwitch LPF port for NVLSM (value: its device)
     "fabric-nvlink-generation",  # the fabric manager's start script: "Pre-NVL5" or "NVL5+"
     "nccl-graph-capture-refused",  # NCCL refused a CUDA graph capture (built for CUDA < 11.3)
+    "memlock-limits-conf",  # a limits.conf line raises memlock (PAM logins only, not containers)
 ]
 
 
