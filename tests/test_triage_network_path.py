@@ -1843,3 +1843,17 @@ def test_a_limits_conf_line_a_container_never_reads(matrix: Matrix) -> None:
     # Another item of limits.conf is not the locked-memory limit.
     other = "semtp soft nofile 65536\n\n" + ulimit
     assert findings(matrix, other)["SC511"].severity is Severity.INFO
+
+
+def test_p2p_off_on_geforce_cards_is_advice(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#117: RTX 4090s hang in all_reduce_perf with P2P, run with it off.
+    setting = "export NCCL_P2P_DISABLE=1\n"
+    smi = (
+        "|   0  NVIDIA GeForce RTX 4090        Off | 00000000:2C:00.0 Off |"
+        "                  Off |\n"
+    )
+    found = findings(matrix, smi + "\n" + setting)["SC601"]
+    assert found.severity is Severity.INFO and "GeForce" in found.message
+    # A data-center GPU keeps the warning.
+    a100 = smi.replace("GeForce RTX 4090       ", "A100-SXM4-80GB         ")
+    assert findings(matrix, a100 + "\n" + setting)["SC601"].severity is Severity.WARNING
