@@ -91,8 +91,8 @@ class NcclTooOldForGpu(Rule):
 # NCCL asks the CUDA runtime it was built with, and the driver, whether a stream is being
 # captured; before 11.3 (runtime or driver, R465) it cannot join the graph and refuses
 # (NVIDIA/nccl src/misc/strongstream.cc, ncclCudaGetCapturingGraph).
-_GRAPH_CUDA = (11, 3)
-_GRAPH_DRIVER = 465
+_GRAPH_CUDA = "11.3"
+_GRAPH_DRIVER = "465"
 NCCL_STRONGSTREAM = (
     "https://github.com/NVIDIA/nccl/blob/master/src/misc/strongstream.cc "
     "(ncclCudaGetCapturingGraph: CUDART_VERSION < 11030 || driver < 11030)"
@@ -129,17 +129,16 @@ class NcclGraphCaptureUnsupported(Rule):
         old = [
             n
             for n in ctx.installations(ComponentName.NCCL)
-            if n.cuda and _below(n.cuda, _GRAPH_CUDA)
+            if n.cuda and ctx.version_at_least(n.cuda, _GRAPH_CUDA) is False
         ]
         driver = ctx.driver
-        major = _major(driver.version) if driver is not None and driver.version else None
         if old:
             cause = (
                 f"the NCCL loaded ({old[0].version or '?'}) was built for CUDA {old[0].cuda}, "
                 "older than 11.3"
             )
             evidence = [*old[0].evidence[:1]]
-        elif driver is not None and major is not None and major < _GRAPH_DRIVER:
+        elif driver is not None and ctx.version_at_least(driver.version, _GRAPH_DRIVER) is False:
             cause = f"the driver {driver.version} is older than R465"
             evidence = [*driver.evidence[:1]]
         else:
@@ -150,16 +149,3 @@ class NcclGraphCaptureUnsupported(Rule):
             "fails (ncclInvalidUsage).",
             [refused[0].evidence, *evidence],
         )
-
-
-def _below(version: str, floor: tuple[int, int]) -> bool:
-    parts = version.split(".")
-    try:
-        return (int(parts[0]), int(parts[1]) if len(parts) > 1 else 0) < floor
-    except ValueError:
-        return False
-
-
-def _major(version: str) -> int | None:
-    head = version.split(".")[0]
-    return int(head) if head.isdigit() else None
