@@ -1313,3 +1313,35 @@ def test_a_gpu_said_to_have_dropped_off_the_bus(matrix: Matrix) -> None:
             "The GPU never dropped off the bus on the old driver.\n",
         ),
     )
+
+
+# NVIDIA/gpu-operator#559 (2023-07-28): GPU 0 of an A40 node, every sensor ERR! while nvidia-smi
+# stalled; GPU 1 healthy beside it.
+_SMI_ERR = """\
+| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  ERR!                On   | 00000000:19:00.0 Off |                 ERR! |
+|ERR!  ERR! ERR!    ERR! / ERR! |      0MiB / 46068MiB |    ERR!      Default |
+|                               |                      |                 ERR! |
++-------------------------------+----------------------+----------------------+
+|   1  NVIDIA A40          On   | 00000000:1A:00.0 Off |                    0 |
+|  0%   26C    P8    12W / 300W |      0MiB / 46068MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_gpu_whose_sensors_nvidia_smi_cannot_read(matrix: Matrix) -> None:
+    """ERR! in a GPU's cells: NVML lists the GPU but cannot read it (a warning: look for the
+    Xid). One ERR! alone is a sensor the board or the moment lacks (Azure/azhpc-diagnostics#77:
+    a V100's power reading, 'transient ... no action to be taken')."""
+    assert loud(matrix, _SMI_ERR) == {"SC1117": Severity.WARNING}
+    one = (
+        "|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |\n"
+        "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |\n"
+    )
+    assert "SC1117" not in findings(matrix, one)
