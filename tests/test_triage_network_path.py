@@ -1857,3 +1857,15 @@ def test_p2p_off_on_geforce_cards_is_advice(matrix: Matrix) -> None:
     # A data-center GPU keeps the warning.
     a100 = smi.replace("GeForce RTX 4090       ", "A100-SXM4-80GB         ")
     assert findings(matrix, a100 + "\n" + setting)["SC601"].severity is Severity.WARNING
+
+
+def test_docker_run_options_named_in_a_sentence_show_no_container(matrix: Matrix) -> None:
+    # rapidsai/docker#306: the options in a sentence, the next word no image; nothing says what
+    # the container's /dev/shm is, so SC501 has no container to speak of.
+    said = (
+        "However, when I use `docker run --gpus device=0,1` and `cluster = LocalCUDACluster()` "
+        "in my web app, I get an error message:\n"
+    )
+    assert "SC501" not in findings(matrix, said)
+    command = "docker run --gpus '\"device=0,1\"' rapidsai/base:24.04 python app.py\n"
+    assert findings(matrix, command)["SC501"].severity is Severity.WARNING

@@ -262,4 +262,8 @@ class DockerRun(Format):
         spec, facts = run_spec(joined(lines), lines)
         if spec.image in _PROSE_WORDS and not spec.gpus and not spec.env:
             return []  # "for docker run means that ...": a sentence about the command
+        if spec.image in _PROSE_WORDS:
+            # "`docker run --gpus device=0,1` and ...": the options are the sentence's, the
+            # word after them no image (rapidsai/docker#306)
+            spec = replace(spec, image=None)
         return [RunSpecFact(lines[0], spec, list(lines)), *facts]
