@@ -976,6 +976,8 @@ def test_settings_tried_and_given_up_are_experiments(matrix: Matrix) -> None:
         "Tested with NCCL_P2P_LEVEL=LOC too, same error.\n",
         "试了 NCCL_P2P_DISABLE=1 也没用\n",
         "Probé con NCCL_P2P_DISABLE=1 pero no funcionó.\n",
+        "NCCL_P2P_DISABLE=1 (no change)\n",
+        "Setting NCCL_P2P_DISABLE=1 -> same error\n",
     ):
         assert findings(matrix, sentence)["SC601"].severity is Severity.INFO, sentence
     # Tried and it worked, or a verdict in another sentence: the setting is in effect.
@@ -983,6 +985,7 @@ def test_settings_tried_and_given_up_are_experiments(matrix: Matrix) -> None:
         "We tried NCCL_P2P_DISABLE=1 and it worked.\n",
         "It still hangs without ACS changes. We tried NCCL_P2P_DISABLE=1 and it fixed the hang.\n",
         "The job still hangs. NCCL_P2P_DISABLE=1 is exported on every node.\n",
+        "NCCL_P2P_DISABLE=1 works, without it: same error\n",
     ):
         assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING, sentence
 

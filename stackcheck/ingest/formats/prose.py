@@ -94,7 +94,8 @@ _TRIED_BEFORE = re.compile(
 )
 _TRIED_AFTER = re.compile(
     r"^[`'\"]?[^.!?]{0,30}?(?:\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve)|"
-    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck)\b)",
+    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck|change|improvement)\b|"
+    r"\bsame\s(?:error|result|issue|problem|hang)s?\b)",
     re.IGNORECASE,
 )
 # A sentence that says settings were tried and failed ("Tried `export NCCL_IB_DISABLE=1` and
@@ -125,7 +126,9 @@ _FAILED = re.compile(
 _WORKED = re.compile(
     r"\b(?:it|this|that|which)\s(?:finally\s|then\s)?(?:worked|works|fixed|solved|resolved|"
     r"helped)\b|\b(?:fixed|solved|resolved)\s(?:it|the|my|our)\b|\bworks\snow\b|"
-    r"\bonly\s(?:works|worked)\b",
+    r"\bonly\s(?:works|worked)\b|"
+    # right after the setting: "NCCL_P2P_DISABLE=1 works, without it ..."
+    r"^[`'\"]?[\s,:)]{0,3}(?:works|worked|fixe[sd]|solve[sd]|helps|helped)\b",
     re.IGNORECASE,
 )
 # Full-width stops end a sentence without a space after them.
@@ -1023,7 +1026,10 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
         if (
             _TRIED_BEFORE.search(lead)
-            or _TRIED_AFTER.search(line.text[found.end() :])
+            or (
+                _TRIED_AFTER.search(line.text[found.end() :])
+                and not _WORKED.search(line.text[found.end() :])
+            )
             or _tried_and_failed(line.text, found.start(), found.end())
         ):
             facts.append(ObservationFact(line, "setting-tried", name))
