@@ -1311,6 +1311,7 @@ def test_a_gpu_said_to_have_dropped_off_the_bus(matrix: Matrix) -> None:
         (
             "Does the GPU fall off the bus if the riser is loose?\n",
             "The GPU never dropped off the bus on the old driver.\n",
+            "The GPU's traffic goes from the PCIe bus to the CPU.\n",
         ),
     )
 
