@@ -1872,3 +1872,19 @@ def test_docker_run_options_named_in_a_sentence_show_no_container(matrix: Matrix
     assert "SC501" not in findings(matrix, said)
     command = "docker run --gpus '\"device=0,1\"' rapidsai/base:24.04 python app.py\n"
     assert findings(matrix, command)["SC501"].severity is Severity.WARNING
+
+
+def test_a_list_of_settings_tried_without_success(matrix: Matrix) -> None:
+    # The shape of ray#30333's sentence as a list: a heading that says the items were tried and
+    # failed ("already", "so far", or the verdict on the line after the list).
+    for text in (
+        "I have already tried:\n- NCCL_P2P_DISABLE=1\n- `export NCCL_IB_DISABLE=1`\n",
+        "Things I tried:\n- NCCL_P2P_DISABLE=1\n- NCCL_SHM_DISABLE=1\nNone of them helped.\n",
+    ):
+        assert findings(matrix, text)["SC601"].severity is Severity.INFO, text
+    # A list that worked, or whose outcome is not said here, is the setting in effect.
+    for text in (
+        "I tried the following:\n- NCCL_P2P_DISABLE=1\nand it works now.\n",
+        "I have tried the following:\n- NCCL_P2P_DISABLE=1\n",
+    ):
+        assert findings(matrix, text)["SC601"].severity is Severity.WARNING, text

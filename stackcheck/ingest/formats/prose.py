@@ -982,11 +982,12 @@ class Prose(Format):
         return False
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        tried = tried_list_items(lines)
         return [
             fact
             for at, line in enumerate(lines)
             for fact in (
-                *settings(line, lines[at - 1].text if at else ""),
+                *settings(line, lines[at - 1].text if at else "", tried=at in tried),
                 *stated_versions(line),
                 *stated_components(
                     line, continuation(line, lines[at + 1] if at + 1 < len(lines) else None)
@@ -1007,9 +1008,10 @@ class Prose(Format):
         ]
 
 
-def settings(line: Line, before: str = "") -> list[Fact]:
+def settings(line: Line, before: str = "", *, tried: bool = False) -> list[Fact]:
     """The ``NAME=value`` settings a sentence states. ``before`` is the paragraph's previous
-    line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint."""
+    line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint. ``tried``: the
+    line is an item of a list of attempts that failed (``tried_list_items``)."""
     facts: list[Fact] = []
     if _COMMENTED.match(line.text):
         return facts
@@ -1025,7 +1027,8 @@ def settings(line: Line, before: str = "") -> list[Fact]:
             continue
         facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
         if (
-            _TRIED_BEFORE.search(lead)
+            tried
+            or _TRIED_BEFORE.search(lead)
             or (
                 _TRIED_AFTER.search(line.text[found.end() :])
                 and not _WORKED.search(line.text[found.end() :])
@@ -1034,6 +1037,31 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         ):
             facts.append(ObservationFact(line, "setting-tried", name))
     return facts
+
+
+# A list of attempts: "I've already tried:", "Things I tried so far:", "Tried without success:"
+# over items ("- NCCL_P2P_DISABLE=1"); the verdict in the heading, or on the line after the list.
+_LIST_ITEM = re.compile(r"^\s{0,8}(?:[-*+\u2022]|\d{1,2}[.)])\s")
+_SO_FAR = re.compile(r"\b(?:so\sfar|already)\b", re.IGNORECASE)
+
+
+def tried_list_items(lines: Sequence[Line]) -> set[int]:
+    """The indexes of list items under a heading that says they were tried and did not help."""
+    found: set[int] = set()
+    for at, line in enumerate(lines):
+        heading = line.text.rstrip()
+        if not heading.endswith(":") or not _ATTEMPT.search(heading):
+            continue
+        items = []
+        for item in range(at + 1, len(lines)):
+            if not _LIST_ITEM.match(lines[item].text):
+                break
+            items.append(item)
+        after = lines[items[-1] + 1].text if items and items[-1] + 1 < len(lines) else ""
+        failed = _FAILED.search(heading) or _SO_FAR.search(heading) or _FAILED.search(after)
+        if items and failed and not _WORKED.search(heading) and not _WORKED.search(after):
+            found.update(i for i in items if not _WORKED.search(lines[i].text))
+    return found
 
 
 def _tried_and_failed(text: str, start: int, end: int) -> bool:
