@@ -1281,3 +1281,66 @@ def test_the_container_hook_failing_at_ldconfig(matrix: Matrix) -> None:
     )
     assert loud(matrix, failed) == {"SC532": Severity.ERROR}
     assert loud(matrix, example("container-cli-ldcache-error")) == {"SC532": Severity.ERROR}
+
+
+def test_a_vgpu_guest_whose_driver_the_host_refuses(matrix: Matrix) -> None:
+    """1117 (skypilot-org/skypilot#10468): a GRID 535 guest on vGPU 18 hosts logs Xid 78 (vGPU
+    start error) and sees no GPU: the driver, not a program; the firmware halt (62) and the
+    unrecovered ECC error (140) of the same catalogue are errors too."""
+    assert loud(matrix, body("1117")) == {"SC1117": Severity.ERROR}
+    for code in ("78", "62", "140"):
+        line = f"NVRM: Xid (PCI:0000:00:10): {code}, pid=1234, name=python\n"
+        assert findings(matrix, line) == {"SC1117": Severity.ERROR}, code
+
+
+def test_a_gpu_said_to_have_dropped_off_the_bus(matrix: Matrix) -> None:
+    """1177 (NVIDIA/nvidia-docker#1553): 'the GPU ... caused it to drop off the bus', said in
+    the words people use for Xid 79."""
+    assert loud(matrix, body("1177")) == {"SC1117": Severity.ERROR}
+    reads_alike(
+        matrix,
+        {"SC1117": Severity.ERROR},
+        (
+            "The GPU linked to the container entered some error state that caused it to drop "
+            "off the bus.\n",
+            "One of the cards fell off the PCIe bus during training.\n",
+            "After an hour GPU 3 disappeared from the bus.\n",
+        ),
+        (
+            "Does the GPU fall off the bus if the riser is loose?\n",
+            "The GPU never dropped off the bus on the old driver.\n",
+            "The GPU's traffic goes from the PCIe bus to the CPU.\n",
+        ),
+    )
+
+
+# NVIDIA/gpu-operator#559 (2023-07-28): GPU 0 of an A40 node, every sensor ERR! while nvidia-smi
+# stalled; GPU 1 healthy beside it.
+_SMI_ERR = """\
+| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  ERR!                On   | 00000000:19:00.0 Off |                 ERR! |
+|ERR!  ERR! ERR!    ERR! / ERR! |      0MiB / 46068MiB |    ERR!      Default |
+|                               |                      |                 ERR! |
++-------------------------------+----------------------+----------------------+
+|   1  NVIDIA A40          On   | 00000000:1A:00.0 Off |                    0 |
+|  0%   26C    P8    12W / 300W |      0MiB / 46068MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_gpu_whose_sensors_nvidia_smi_cannot_read(matrix: Matrix) -> None:
+    """ERR! in a GPU's cells: NVML lists the GPU but cannot read it (a warning: look for the
+    Xid). One ERR! alone is a sensor the board or the moment lacks (Azure/azhpc-diagnostics#77:
+    a V100's power reading, 'transient ... no action to be taken')."""
+    assert loud(matrix, _SMI_ERR) == {"SC1117": Severity.WARNING}
+    one = (
+        "|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |\n"
+        "| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |\n"
+    )
+    assert "SC1117" not in findings(matrix, one)

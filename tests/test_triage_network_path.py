@@ -966,6 +966,30 @@ def test_a_transport_setting_said_to_change_nothing_is_an_experiment(matrix: Mat
         assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING
 
 
+def test_settings_tried_and_given_up_are_experiments(matrix: Matrix) -> None:
+    # ray-project/ray#30333: "Tried `export NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`,
+    # both didnt work"; the cause was the launcher's default NCCL_SOCKET_IFNAME.
+    for sentence in (
+        "Tried `export NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`, both didnt work\n",
+        "I also tried NCCL_P2P_DISABLE=1 without success.\n",
+        "Tried NCCL_SHM_DISABLE=1, NCCL_IB_DISABLE=1 and NCCL_P2P_DISABLE=1: none of them helped\n",
+        "Tested with NCCL_P2P_LEVEL=LOC too, same error.\n",
+        "试了 NCCL_P2P_DISABLE=1 也没用\n",
+        "Probé con NCCL_P2P_DISABLE=1 pero no funcionó.\n",
+        "NCCL_P2P_DISABLE=1 (no change)\n",
+        "Setting NCCL_P2P_DISABLE=1 -> same error\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.INFO, sentence
+    # Tried and it worked, or a verdict in another sentence: the setting is in effect.
+    for sentence in (
+        "We tried NCCL_P2P_DISABLE=1 and it worked.\n",
+        "It still hangs without ACS changes. We tried NCCL_P2P_DISABLE=1 and it fixed the hang.\n",
+        "The job still hangs. NCCL_P2P_DISABLE=1 is exported on every node.\n",
+        "NCCL_P2P_DISABLE=1 works, without it: same error\n",
+    ):
+        assert findings(matrix, sentence)["SC601"].severity is Severity.WARNING, sentence
+
+
 def test_sockets_over_ipoib_after_the_verbs_library_failed(matrix: Matrix) -> None:
     # sgl-project/sglang#1427: the image lacked libibverbs; the address is hidden as "<ip>".
     ipoib = "NCCL INFO NET/Socket : Using [0]ib0.<ip>\n"
@@ -1763,3 +1787,108 @@ def test_a_pod_evicted_over_its_dev_shm_volume_is_shm_exhausted(matrix: Matrix) 
     # Another emptyDir (a cache on disk) over its limit says nothing of /dev/shm.
     other = DSHM_EVICTED.replace('"dshm"', '"model-cache"')
     assert "SC502" not in findings(matrix, other)
+
+
+def test_setpci_reads_of_the_acs_control_register(matrix: Matrix) -> None:
+    # pytorch/pytorch#24081: ACS left on at the PLX switch ports with VT-d off (001d: ReqRedir+
+    # CmpltRedir+); all 0000 after ACS was disabled in the BIOS.
+    loop = (
+        "$ for plx in $(lspci | grep -i plx | awk '{print $1}'); do sudo setpci -s ${plx} "
+        "f2a.w; done\n"
+    )
+    on = loop + "[sudo] password for user:\n0000\n001d\n001d\n"
+    found = findings(matrix, on)["SC1125"]
+    assert found.severity is Severity.WARNING and "ReqRedir+ CmpltRedir+" in found.message
+    assert "SC1125" not in findings(matrix, loop + "0000\n0000\n0000\n")
+    # setpci's named register, and its verbose form (pciutils setpci.c exec_op).
+    verbose = (
+        "sudo setpci -v -s 0000:05:08.0 ECAP_ACS+0x6.w\n0000:05:08.0 (ecap 000d @f24) @f2a = 0008\n"
+    )
+    assert findings(matrix, verbose)["SC1125"].severity is Severity.WARNING
+    # Source validation alone (0001) redirects nothing; a write is the fix, not a reading; a
+    # raw offset with nothing saying ACS could be any register.
+    assert "SC1125" not in findings(matrix, verbose.replace("= 0008", "= 0001"))
+    assert "SC1125" not in findings(matrix, "setpci -s 05:08.0 ECAP_ACS+6.w=0000\n001d\n")
+    assert "SC1125" not in findings(matrix, "sudo setpci -s 05:08.0 4a.w\n001d\n")
+
+
+def test_an_nccl_build_that_cannot_join_a_cuda_graph(matrix: Matrix) -> None:
+    # vllm-project/vllm#3069: torch 2.2.0+cu118 loaded NCCL 2.19.3 built with CUDA 11.0;
+    # tensor-parallel vLLM captures collectives in CUDA graphs.
+    refused = (
+        "NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA "
+        "runtime >= 11.3 or if the installed CUDA driver < R465.\n"
+    )
+    version = "host:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda11.0\n"
+    report = check(read_report(version + refused, "pasted").snapshot, matrix)
+    found = next(f for f in report.findings if f.id == "SC1335")
+    assert found.severity is Severity.ERROR and "built for CUDA 11.0" in found.message
+    # The driver named instead where the build is new enough; either where neither is known.
+    driver = "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |\n"
+    newer = version.replace("cuda11.0", "cuda11.8")
+    report = check(read_report(driver + newer + refused, "pasted").snapshot, matrix)
+    assert "driver 460.32.03 is older than R465" in next(
+        f.message for f in report.findings if f.id == "SC1335"
+    )
+    assert findings(matrix, refused)["SC1335"].severity is Severity.ERROR
+    # An old build alone, with no capture attempted, says nothing.
+    assert "SC1335" not in findings(matrix, version)
+
+
+def test_a_limits_conf_line_a_container_never_reads(matrix: Matrix) -> None:
+    # open-mpi/ompi#6468: the image's limits.conf raised memlock; the container kept 64 KiB.
+    conf = "semtp           soft     memlock         unlimited\n"
+    ulimit = "max locked memory       (kbytes, -l) 64\n"
+    found = findings(matrix, conf + "\n" + ulimit)["SC511"]
+    assert found.severity is Severity.WARNING and "limits.conf" in found.message
+    # The small limit alone, with nothing saying RDMA is wanted, is advice.
+    assert findings(matrix, ulimit)["SC511"].severity is Severity.INFO
+    # The line alone, or with the limit it asks for in effect, says nothing is wrong.
+    assert "SC511" not in findings(matrix, "* hard memlock unlimited\n")
+    unlimited = "max locked memory       (kbytes, -l) unlimited\n"
+    assert "SC511" not in findings(matrix, conf + "\n" + unlimited)
+    # Another item of limits.conf is not the locked-memory limit.
+    other = "semtp soft nofile 65536\n\n" + ulimit
+    assert findings(matrix, other)["SC511"].severity is Severity.INFO
+
+
+def test_p2p_off_on_geforce_cards_is_advice(matrix: Matrix) -> None:
+    # NVIDIA/nccl-tests#117: RTX 4090s hang in all_reduce_perf with P2P, run with it off.
+    setting = "export NCCL_P2P_DISABLE=1\n"
+    smi = (
+        "|   0  NVIDIA GeForce RTX 4090        Off | 00000000:2C:00.0 Off |"
+        "                  Off |\n"
+    )
+    found = findings(matrix, smi + "\n" + setting)["SC601"]
+    assert found.severity is Severity.INFO and "GeForce" in found.message
+    # A data-center GPU keeps the warning.
+    a100 = smi.replace("GeForce RTX 4090       ", "A100-SXM4-80GB         ")
+    assert findings(matrix, a100 + "\n" + setting)["SC601"].severity is Severity.WARNING
+
+
+def test_docker_run_options_named_in_a_sentence_show_no_container(matrix: Matrix) -> None:
+    # rapidsai/docker#306: the options in a sentence, the next word no image; nothing says what
+    # the container's /dev/shm is, so SC501 has no container to speak of.
+    said = (
+        "However, when I use `docker run --gpus device=0,1` and `cluster = LocalCUDACluster()` "
+        "in my web app, I get an error message:\n"
+    )
+    assert "SC501" not in findings(matrix, said)
+    command = "docker run --gpus '\"device=0,1\"' rapidsai/base:24.04 python app.py\n"
+    assert findings(matrix, command)["SC501"].severity is Severity.WARNING
+
+
+def test_a_list_of_settings_tried_without_success(matrix: Matrix) -> None:
+    # The shape of ray#30333's sentence as a list: a heading that says the items were tried and
+    # failed ("already", "so far", or the verdict on the line after the list).
+    for text in (
+        "I have already tried:\n- NCCL_P2P_DISABLE=1\n- `export NCCL_IB_DISABLE=1`\n",
+        "Things I tried:\n- NCCL_P2P_DISABLE=1\n- NCCL_SHM_DISABLE=1\nNone of them helped.\n",
+    ):
+        assert findings(matrix, text)["SC601"].severity is Severity.INFO, text
+    # A list that worked, or whose outcome is not said here, is the setting in effect.
+    for text in (
+        "I tried the following:\n- NCCL_P2P_DISABLE=1\nand it works now.\n",
+        "I have tried the following:\n- NCCL_P2P_DISABLE=1\n",
+    ):
+        assert findings(matrix, text)["SC601"].severity is Severity.WARNING, text

@@ -21,8 +21,9 @@ HELP = "check the stack a pasted report describes (a GitHub issue, a log, a spec
 _CUT = limits.PASTED_TEXT_BYTES >> 20
 DESCRIPTION = f"""\
 Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
-nvidia-smi (table, -q, nvlink -s, topo -m), lspci -vv, ibv_devinfo, dmesg Xid lines,
-nvcc --version, NCCL_DEBUG=INFO logs (and NVIDIA/nccl's issue form), nccl-tests and
+nvidia-smi (table, -q, nvlink -s, topo -m), lspci -vv, setpci reads of ACS Control,
+ibv_devinfo, dmesg Xid lines, nvcc --version, NCCL_DEBUG=INFO logs (and NVIDIA/nccl's issue
+form), nccl-tests and
 p2pBandwidthLatencyTest output, pip/conda lists, fi_info (-p efa, -v),
 /opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
 docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg -l / apt list /

@@ -90,7 +90,11 @@ from stackcheck.rules.libfabric_provider import (
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
 from stackcheck.rules.memlock import MemlockLimited, MlockFailed, RdmaCannotPinMemory
-from stackcheck.rules.nccl_versions import NcclKnownIssue, NcclTooOldForGpu
+from stackcheck.rules.nccl_versions import (
+    NcclGraphCaptureUnsupported,
+    NcclKnownIssue,
+    NcclTooOldForGpu,
+)
 from stackcheck.rules.network import NcclSocketFallback, NetPluginMissing, NetPluginUnresolved
 from stackcheck.rules.numa_affinity import GpuNicAcrossNuma
 from stackcheck.rules.nvlink import NvlinkDown
@@ -196,6 +200,7 @@ RULES: tuple[Rule, ...] = (
     NvlsmPortGuessed(),
     GpuRequestRejected(),
     GpuPodUnschedulable(),
+    NcclGraphCaptureUnsupported(),
 )
 
 

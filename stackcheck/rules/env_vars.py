@@ -43,6 +43,14 @@ def _tried(ctx: CheckContext) -> Evidence | None:
     )
 
 
+def _geforce_only(ctx: CheckContext) -> list[str]:
+    """The GPU names where every GPU known is a GeForce card, else none."""
+    names = [g.known.name for g in ctx.gpus if g.known is not None]
+    if not names or len(names) < len(ctx.gpus):
+        return []
+    return names if all(n.startswith("GeForce") for n in names) else []
+
+
 def _network_test(ctx: CheckContext) -> EnvVar | None:
     """NCCL_NET, where P2P and SHM are both off beside it: every transfer, inside a node too,
     goes over the NICs, which is how a network is measured from one node; None otherwise."""
@@ -76,7 +84,8 @@ class NcclTransportDisabled(Rule):
         "-x NCCL_SHM_DISABLE=1 ./build/all_reduce_perf`): SHM carries only pairs P2P cannot, "
         "which the measurement then sends over the NICs. A text that says one of these settings "
         'changed nothing ("same behavior with NCCL_P2P_DISABLE=1") shows an experiment of the '
-        "diagnosis: an info too.",
+        "diagnosis: an info too; so is NCCL_P2P_DISABLE=1 where every GPU is a GeForce card, "
+        "which has no PCIe peer-to-peer (and hangs NCCL where a driver offers it anyway).",
         why="They are workarounds (often for a hang caused by PCIe ACS or the IOMMU) that stay set "
         "after the problem is gone: GPUs in one node then talk through host memory or the "
         "network stack, at a fraction of NVLink/PCIe P2P bandwidth. The NCCL maintainers: 'no "
@@ -87,6 +96,8 @@ class NcclTransportDisabled(Rule):
         references=(
             "https://github.com/NVIDIA/nccl/issues/631",
             "https://github.com/NVIDIA/nccl/issues/332",
+            "https://github.com/NVIDIA/nccl-tests/issues/117 (RTX 4090: all_reduce_perf hangs "
+            "with P2P, runs with NCCL_P2P_DISABLE=1)",
         ),
     )
 
@@ -131,6 +142,15 @@ class NcclTransportDisabled(Rule):
             elif (tried := _tried(ctx)) is not None:
                 yield self.finding(
                     f"{said}; {_TRIED_SAID}", [var.evidence, tried], severity=Severity.INFO
+                )
+            elif name == "NCCL_P2P_DISABLE" and (geforce := _geforce_only(ctx)):
+                yield self.finding(
+                    f"{said}. The GPUs are GeForce cards ({', '.join(geforce)}), which have no "
+                    "PCIe peer-to-peer; where a driver wrongly offers it, NCCL hangs without "
+                    "this setting (NVIDIA/nccl-tests#117). It costs bandwidth only over an "
+                    "NVLink bridge.",
+                    [var.evidence],
+                    severity=Severity.INFO,
                 )
             else:
                 yield self.finding(f"{said}.", [ctx.snapshot.env[name].evidence])

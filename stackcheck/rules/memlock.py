@@ -36,8 +36,9 @@ class MemlockLimited(Rule):
         what="Checks RLIMIT_MEMLOCK (getrlimit on a host, `ulimit -a` in a report) and container "
         "specs (`--ulimit memlock`, compose `ulimits.memlock`) where EFA or InfiniBand is used, "
         "or where the report says the limit has to be raised or names slurmd (whose limit every "
-        "Slurm job inherits); the report's word that raising it was needed or fixed it, alone, "
-        "is a warning too.",
+        "Slurm job inherits) or shows a limits.conf line raising it (which a container or a "
+        "service never reads); the report's word that raising it was needed or fixed it, "
+        "alone, is a warning too.",
         why="RDMA pins its buffers. With the usual 64 KiB default the EFA provider fails with "
         "`Libfabric error: (-12) Cannot allocate memory` / `Failure to post internal receive "
         "buffers`, and verbs with `ibv_create_cq ... Cannot allocate memory`.",
@@ -57,8 +58,20 @@ class MemlockLimited(Rule):
         # The reporter saying the limit must be raised is as good a sign that RDMA needs it.
         # So is a limit shown for slurmd, which every Slurm job inherits (Slurm's FAQ).
         stated = [
-            o.evidence for o in ctx.snapshot.observations("memlock-raise-stated", "slurmd-named")
+            o.evidence
+            for o in ctx.snapshot.observations(
+                "memlock-raise-stated", "slurmd-named", "memlock-limits-conf"
+            )
         ]
+        # limits.conf is read by pam_limits at a login: a container's processes and a service's
+        # children never see it, however it is written.
+        conf = ctx.snapshot.observations("memlock-limits-conf")
+        conf_said = (
+            " /etc/security/limits.conf raises it, but only for logins through PAM: a container "
+            "or a service does not read it."
+            if conf
+            else ""
+        )
         limit = runtime.memlock_bytes
         raised = ctx.snapshot.observations("memlock-raise-stated")
         if raised and limit is None:
@@ -72,7 +85,8 @@ class MemlockLimited(Rule):
             evidence = runtime_evidence(ctx, "memlock", "locked")
             if rdma or stated:
                 yield self.finding(
-                    f"Locked memory is limited to {_shown(limit)}; RDMA needs it unlimited.",
+                    f"Locked memory is limited to {_shown(limit)}; RDMA needs it unlimited."
+                    + conf_said,
                     [*(evidence or runtime.evidence[:1]), *(rdma or stated)[:1]],
                 )
             elif ctx.snapshot.partial:

@@ -1,4 +1,5 @@
-"""Family ``nccl-version``: NCCL releases the matrix knows to be broken, or too old for the GPU."""
+"""Family ``nccl-version``: NCCL releases the matrix knows to be broken, or too old for the GPU,
+and NCCL builds that cannot do what the program asks of them."""
 
 from __future__ import annotations
 
@@ -85,3 +86,66 @@ class NcclTooOldForGpu(Rule):
                         fix=f"Use NCCL {first.version} or later: {self.doc.fix}",
                         severity=self.capped(first.unsure),
                     )
+
+
+# NCCL asks the CUDA runtime it was built with, and the driver, whether a stream is being
+# captured; before 11.3 (runtime or driver, R465) it cannot join the graph and refuses
+# (NVIDIA/nccl src/misc/strongstream.cc, ncclCudaGetCapturingGraph).
+_GRAPH_CUDA = "11.3"
+_GRAPH_DRIVER = "465"
+NCCL_STRONGSTREAM = (
+    "https://github.com/NVIDIA/nccl/blob/master/src/misc/strongstream.cc "
+    "(ncclCudaGetCapturingGraph: CUDART_VERSION < 11030 || driver < 11030)"
+)
+
+
+class NcclGraphCaptureUnsupported(Rule):
+    id = "SC1335"
+    name = "nccl-graph-capture-unsupported"
+    family = "nccl-version"
+    severity = Severity.ERROR
+    title = "The NCCL build cannot be captured in a CUDA graph"
+    doc = RuleDoc(
+        what="Reads NCCL's `NCCL cannot be captured in a graph if either it wasn't built with "
+        "CUDA runtime >= 11.3 or if the installed CUDA driver < R465` and names which of the "
+        "two the text shows: an NCCL built for an older CUDA (`NCCL version 2.19.3+cuda11.0`), "
+        "or a driver older than R465.",
+        why="Programs that capture collectives in CUDA graphs (vLLM's tensor parallelism, "
+        "PyTorch's CUDA graphs, Megatron's graph capture) fail at the first captured "
+        "collective with ncclInvalidUsage. NCCL's cu11 wheels of some releases were built "
+        "with CUDA 11.0, so a cu118 PyTorch can load one.",
+        example="vLLM 0.3.2 with --tensor-parallel-size 2 on torch 2.2.0+cu118, whose NCCL is "
+        "`2.19.3+cuda11.0`.",
+        fix="Install an NCCL built with CUDA 11.3 or later (another nvidia-nccl-cu11 release, "
+        "or a cu12 stack), or a driver of R465 or later; meanwhile run without graph capture "
+        "(vLLM's --enforce-eager).",
+        references=(NCCL_STRONGSTREAM,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        refused = ctx.snapshot.observations("nccl-graph-capture-refused")
+        if not refused:
+            return
+        old = [
+            n
+            for n in ctx.installations(ComponentName.NCCL)
+            if n.cuda and ctx.version_at_least(n.cuda, _GRAPH_CUDA) is False
+        ]
+        driver = ctx.driver
+        if old:
+            cause = (
+                f"the NCCL loaded ({old[0].version or '?'}) was built for CUDA {old[0].cuda}, "
+                "older than 11.3"
+            )
+            evidence = [*old[0].evidence[:1]]
+        elif driver is not None and ctx.version_at_least(driver.version, _GRAPH_DRIVER) is False:
+            cause = f"the driver {driver.version} is older than R465"
+            evidence = [*driver.evidence[:1]]
+        else:
+            cause = "the NCCL loaded was built for CUDA before 11.3, or the driver predates R465"
+            evidence = []
+        yield self.finding(
+            f"NCCL refused to be captured in a CUDA graph: {cause}, so every captured collective "
+            "fails (ncclInvalidUsage).",
+            [refused[0].evidence, *evidence],
+        )

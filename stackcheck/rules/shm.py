@@ -29,9 +29,10 @@ def _sets_shm(spec: RunSpec) -> bool:
 
 
 def _whole(spec: RunSpec) -> bool:
-    """Whether the spec is shown whole: a pod's resource list alone or a compose service's
-    `deploy:` block alone does not show its volumes or shm_size."""
-    if spec.kind == "kubernetes" and spec.image is None:
+    """Whether the spec is shown whole: a pod's resource list alone, a compose service's
+    `deploy:` block alone or a docker run's options named in a sentence without an image does
+    not show its volumes or shm_size."""
+    if spec.kind in ("kubernetes", "docker-run") and spec.image is None:
         return False
     return not (spec.kind == "compose" and spec.name is None)
 

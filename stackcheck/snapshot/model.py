@@ -407,6 +407,8 @@ ObservationKind = Literal[
     "podman-compose-named",  # the report runs its compose file with podman-compose (value: version)
     "compose-deploy-ignored",  # docker-compose 1.x said it ignores the services' `deploy` key
     "gpu-unschedulable",  # no node had the GPUs a pod asks for (value: the resource)
+    "nccl-graph-capture-refused",  # NCCL refused a CUDA graph capture (built for CUDA < 11.3)
+    "memlock-limits-conf",  # a limits.conf line raises memlock (PAM logins only, not containers)
 ]
 
 

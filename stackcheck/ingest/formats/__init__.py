@@ -46,6 +46,7 @@ from stackcheck.ingest.formats.pip_show import PipShow
 from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
 from stackcheck.ingest.formats.prose import Prose
 from stackcheck.ingest.formats.python_packages import PythonPackages
+from stackcheck.ingest.formats.setpci import SetpciAcs
 from stackcheck.ingest.formats.system_packages import SystemPackages
 from stackcheck.ingest.formats.torch_config import TorchConfig
 from stackcheck.ingest.formats.ulimit import Ulimit
@@ -96,6 +97,7 @@ FORMATS: tuple[Format, ...] = (
     Ibstat(),
     GfdLabels(),
     DeviceBanner(),
+    SetpciAcs(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

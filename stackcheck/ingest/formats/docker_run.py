@@ -277,4 +277,8 @@ class DockerRun(Format):
             # "for docker run means that ...", "forgot to add --gpus all to docker run, now it
             # works": a sentence about the command, read as the sentence it is
             return Prose().parse(lines)
+        if spec.image in _PROSE_WORDS:
+            # "`docker run --gpus device=0,1` and ...": the options are the sentence's, the
+            # word after them no image (rapidsai/docker#306)
+            spec = replace(spec, image=None)
         return [RunSpecFact(lines[0], spec, list(lines)), *facts]

@@ -9,6 +9,8 @@ exist, a ``MIG devices:`` table follows, one row per instance (``|  0    1   0  
 GPU, GI ID, CI ID, MIG Dev): a GPU with a row there is in MIG mode whatever else is pasted.
 Each GPU row's ``Persistence-M`` cell (``On`` / ``Off``) is the GPU's persistence mode; a
 ``Compute M.`` cell other than ``Default`` (``E. Process``, ``Prohibited``) is an observation.
+A GPU's second row with ``ERR!`` in two or more cells is a GPU NVML cannot read
+(``gpu-unreachable``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _BUS = re.compile(r"\|\s{0,12}([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[
 # R450) or Prohibited.
 _COMPUTE_MODE = re.compile(r"\s(E\.\s?Process|E\.\s?Thread|Prohibited)\s{0,4}\|\s*$")
 _MIG_CELL = re.compile(r"^\s*\|[\s|]{0,120}?\|\s{0,30}(Enabled|Disabled)\s{0,4}\|\s*$")
+# One ERR! may be a sensor the board lacks (a fan on a passively cooled card); two or more in a
+# GPU's second row (fan, power, utilisation) say NVML cannot read the GPU itself.
+_ERR_CELLS = 2
 _MIG_DEVICE = re.compile(r"^\s*\|\s{1,4}(\d{1,2})(?:\s{1,6}\d{1,3}){3}\s{1,4}\|")  # GPU GI CI Dev
 
 
@@ -94,6 +99,11 @@ class NvidiaSmiTable(Format):
                     index = int(row.group(1))
                     facts.append(_persistence(line, index, buses[index], row.group(3) == "On"))
                 continue
+            if gpus and line.text.count("ERR!") >= _ERR_CELLS and gpus[-1].memory_mib is None:
+                # NVML answered for the GPU but not for its sensors: the GPU is failing or gone
+                # (nvidia-smi prints ERR! where a query of a GPU it lists fails).
+                said = f"GPU {gpus[-1].index}: nvidia-smi shows ERR! for its sensors"
+                facts.append(ObservationFact(line, "gpu-unreachable", said))
             memory = _MEMORY.search(line.text)
             if memory is not None and gpus and gpus[-1].memory_mib is None:
                 gpus[-1].memory_mib = int(memory.group(1))

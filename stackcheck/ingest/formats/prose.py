@@ -94,9 +94,45 @@ _TRIED_BEFORE = re.compile(
 )
 _TRIED_AFTER = re.compile(
     r"^[`'\"]?[^.!?]{0,30}?(?:\b(?:did|does|do|has|have)(?:n't|\snot)\s(?:help|change|fix|solve)|"
-    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck)\b)",
+    r"\b(?:makes?|made)\sno\sdifference|\bno\s(?:effect|difference|luck|change|improvement)\b|"
+    r"\bsame\s(?:error|result|issue|problem|hang)s?\b)",
     re.IGNORECASE,
 )
+# A sentence that says settings were tried and failed ("Tried `export NCCL_IB_DISABLE=1` and
+# `export NCCL_P2P_DISABLE=1`, both didnt work", "I also tried NCCL_P2P_LEVEL=NVL without
+# success", "试了 NCCL_P2P_DISABLE=1 也没用"): every setting in it is an experiment, wherever the
+# verdict stands. Both the attempt and the failure must be said: "tried X=1 and it worked" is a
+# workaround in effect, and so is a sentence that also says it fixed something.
+_ATTEMPT = re.compile(
+    r"\b(?:tried|try(?:ing)?|tested|testing|experimented|attempted|played\s(?:around\s)?with|"
+    r"(?:also|even)\swith|probé|probado|intenté|versucht|probiert|essayé|tentei)\b|"
+    r"试了|试过|尝试|試した|試しました",
+    re.IGNORECASE,
+)
+_FAILED = re.compile(
+    r"\b(?:did|does|do|has|have|had)(?:n't|n\u2019t|nt|\snot)\s(?:seem\sto\s|really\s)?"
+    r"(?:help|change|fix|solve|resolve|work|matter|make\s(?:a|any)\sdifference)|"
+    r"\b(?:no|without(?:\sany)?)\s(?:luck|success|effect|difference|change|improvement)\b|"
+    r"\bto\sno\savail\b|\bin\svain\b|\bunsuccessful(?:ly)?\b|\bno\sjoy\b|"
+    r"\b(?:none|neither)\s(?:of\s(?:them|these|those|which|it)\s)?(?:worked|helped|fixed|"
+    r"solved|changed|made)\b|\bnothing\s(?:changed|helped|worked)\b|"
+    r"\bstill\s(?:hangs?|hung|fails?|failed|crash\w{0,2}|stuck|errors?|the\ssame|get(?:ting)?|"
+    r"see(?:ing)?|happens?|occurs?)\b|\bsame\s(?:\w{1,12}\s)?(?:error|result|issue|problem|"
+    r"behaviou?r|hang|outcome)s?\b|\brevert(?:ed)?\s(?:it|that|this|them|back)\b|"
+    r"\bno\s(?:funcionó|funciona)|sin\séxito|nicht\sgeholfen|ohne\sErfolg|sans\ssuccès|"
+    r"没用|无效|不行|没有用|没有效果|还是|依然|仍然|効果なし|ダメ",
+    re.IGNORECASE,
+)
+_WORKED = re.compile(
+    r"\b(?:it|this|that|which)\s(?:finally\s|then\s)?(?:worked|works|fixed|solved|resolved|"
+    r"helped)\b|\b(?:fixed|solved|resolved)\s(?:it|the|my|our)\b|\bworks\snow\b|"
+    r"\bonly\s(?:works|worked)\b|"
+    # right after the setting: "NCCL_P2P_DISABLE=1 works, without it ..."
+    r"^[`'\"]?[\s,:)]{0,3}(?:works|worked|fixe[sd]|solve[sd]|helps|helped)\b",
+    re.IGNORECASE,
+)
+# Full-width stops end a sentence without a space after them.
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\u3002\uff01\uff1f\uff1b]")
 
 
 _DRIVER = re.compile(
@@ -1005,11 +1041,12 @@ class Prose(Format):
         return False
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
+        tried = tried_list_items(lines)
         return [
             fact
             for at, line in enumerate(lines)
             for fact in (
-                *settings(line, lines[at - 1].text if at else ""),
+                *settings(line, lines[at - 1].text if at else "", tried=at in tried),
                 *stated_versions(line),
                 *stated_components(
                     line, continuation(line, lines[at + 1] if at + 1 < len(lines) else None)
@@ -1031,9 +1068,10 @@ class Prose(Format):
         ]
 
 
-def settings(line: Line, before: str = "") -> list[Fact]:
+def settings(line: Line, before: str = "", *, tried: bool = False) -> list[Fact]:
     """The ``NAME=value`` settings a sentence states. ``before`` is the paragraph's previous
-    line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint."""
+    line: a hint wrapped there ("... you can" / "set NCCL_X=1") is still a hint. ``tried``: the
+    line is an item of a list of attempts that failed (``tried_list_items``)."""
     facts: list[Fact] = []
     if _COMMENTED.match(line.text):
         return facts
@@ -1048,6 +1086,49 @@ def settings(line: Line, before: str = "") -> list[Fact]:
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
         facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
-        if _TRIED_BEFORE.search(lead) or _TRIED_AFTER.search(line.text[found.end() :]):
+        if (
+            tried
+            or _TRIED_BEFORE.search(lead)
+            or (
+                _TRIED_AFTER.search(line.text[found.end() :])
+                and not _WORKED.search(line.text[found.end() :])
+            )
+            or _tried_and_failed(line.text, found.start(), found.end())
+        ):
             facts.append(ObservationFact(line, "setting-tried", name))
     return facts
+
+
+# A list of attempts: "I've already tried:", "Things I tried so far:", "Tried without success:"
+# over items ("- NCCL_P2P_DISABLE=1"); the verdict in the heading, or on the line after the list.
+_LIST_ITEM = re.compile(r"^\s{0,8}(?:[-*+\u2022]|\d{1,2}[.)])\s")
+_SO_FAR = re.compile(r"\b(?:so\sfar|already)\b", re.IGNORECASE)
+
+
+def tried_list_items(lines: Sequence[Line]) -> set[int]:
+    """The indexes of list items under a heading that says they were tried and did not help."""
+    found: set[int] = set()
+    for at, line in enumerate(lines):
+        heading = line.text.rstrip()
+        if not heading.endswith(":") or not _ATTEMPT.search(heading):
+            continue
+        items = []
+        for item in range(at + 1, len(lines)):
+            if not _LIST_ITEM.match(lines[item].text):
+                break
+            items.append(item)
+        after = lines[items[-1] + 1].text if items and items[-1] + 1 < len(lines) else ""
+        failed = _FAILED.search(heading) or _SO_FAR.search(heading) or _FAILED.search(after)
+        if items and failed and not _WORKED.search(heading) and not _WORKED.search(after):
+            found.update(i for i in items if not _WORKED.search(lines[i].text))
+    return found
+
+
+def _tried_and_failed(text: str, start: int, end: int) -> bool:
+    """Whether the sentence holding ``text[start:end]`` says it was tried and did not help."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    after = _SENTENCE_END.search(text, end)
+    sentence = text[ends[-1] if ends else 0 : after.start() if after else len(text)]
+    return bool(
+        _ATTEMPT.search(sentence) and _FAILED.search(sentence) and not _WORKED.search(sentence)
+    )
