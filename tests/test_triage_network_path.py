@@ -1874,7 +1874,12 @@ def test_docker_run_options_named_in_a_sentence_show_no_container(matrix: Matrix
         "in my web app, I get an error message:\n"
     )
     assert "SC501" not in findings(matrix, said)
-    command = "docker run --gpus '\"device=0,1\"' rapidsai/base:24.04 python app.py\n"
+    # The same options in a whole command do describe a container; its two GPU processes
+    # (torchrun) are what the 64 MB default hurts.
+    command = (
+        "docker run --gpus '\"device=0,1\"' rapidsai/base:24.04 "
+        "torchrun --nproc_per_node 2 train.py\n"
+    )
     assert findings(matrix, command)["SC501"].severity is Severity.WARNING
 
 
