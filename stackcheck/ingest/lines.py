@@ -246,7 +246,7 @@ def split_lines(text: str) -> list[Line]:
                 continue
         else:
             header = None
-        if _fence(raw):
+        if _fence(_unquoted(raw)[indents[index] :]):  # a fence of a re-indented or quoted block
             code = not code
             lines.append(Line(number, raw, "", fence=True))
             continue
