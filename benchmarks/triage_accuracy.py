@@ -28,11 +28,8 @@ from stackcheck.check.engine import check  # noqa: E402
 from stackcheck.check.model import Severity  # noqa: E402
 from stackcheck.ingest import read_report  # noqa: E402
 from stackcheck.matrix import load_matrix  # noqa: E402
-from tests.corpus import ALL_REPORTS, CorpusReport  # noqa: E402
+from tests.corpus import ALL_REPORTS, NAMING, CorpusReport  # noqa: E402
 from tests.stack_text import holds_stack_text  # noqa: E402
-
-LOUD = (Severity.WARNING, Severity.ERROR)
-
 
 def measure(reports: list[CorpusReport], misses: list[str]) -> dict[str, object]:
     matrix = load_matrix()
@@ -40,7 +37,7 @@ def measure(reports: list[CorpusReport], misses: list[str]) -> dict[str, object]
     for report in reports:
         triage = read_report(report.body, report.path.name)
         findings = check(triage.snapshot, matrix).findings
-        loud = {f.family for f in findings if f.severity in LOUD}
+        loud = {f.family for f in findings if f.severity in NAMING}
         holds = holds_stack_text(report.body)
         holding += holds
         if not triage.recognised:

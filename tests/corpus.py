@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from stackcheck.check.engine import check
-from stackcheck.check.model import Report
+from stackcheck.check.model import Report, Severity
 from stackcheck.ingest import Triage, read_report
 from stackcheck.matrix import Matrix, load_matrix
 
@@ -121,8 +121,13 @@ def _matrix() -> Matrix:
     return load_matrix()
 
 
+# A family is named when a warning or an error names it: advice (info) names no problem. The
+# corpus tests and benchmarks/triage_accuracy.py count with this one definition.
+NAMING = (Severity.WARNING, Severity.ERROR)
+
+
 def families_found(key: str) -> set[str]:
-    return {f.family for f in triaged(key)[1].findings}
+    return {f.family for f in triaged(key)[1].findings if f.severity in NAMING}
 
 
 # The corpus README's one edit to pasted text: a directory of this name inside a path is written
