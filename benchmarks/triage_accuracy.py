@@ -31,6 +31,7 @@ from stackcheck.matrix import load_matrix  # noqa: E402
 from tests.corpus import ALL_REPORTS, NAMING, CorpusReport  # noqa: E402
 from tests.stack_text import holds_stack_text  # noqa: E402
 
+
 def measure(reports: list[CorpusReport], misses: list[str]) -> dict[str, object]:
     matrix = load_matrix()
     diagnosable = right = healthy = false_error = unrecognised = holding = unrecognised_holding = 0
