@@ -263,7 +263,13 @@ class NoGpuVisible(Rule):
         "(NGC's `The NVIDIA Driver was not detected`) in a container the text shows started "
         "with a GPU request is info (the banner's check misfires on WSL2), and so is Docker's "
         "`Unknown runtime specified nvidia` on Docker 19.03 where no `--gpus` request is shown "
-        "(the legacy runtime flag; `--gpus all` needs no registered runtime).",
+        "(the legacy runtime flag; `--gpus all` needs no registered runtime). A message any "
+        "machine without an NVIDIA GPU prints (`Found no NVIDIA driver`, nvidia-smi failing or "
+        "missing) is an error only where the text shows the GPU was meant to be visible: a GPU "
+        "or driver shown, a GPU instance type, a container or a GPU request, or a message only "
+        "such a machine prints (NVML's `Unknown Error`, the container toolkit's errors, "
+        "`No CUDA GPUs are available`); with none of these it is a warning (a notebook's CPU "
+        "runtime, a CPU node or a CI runner prints the same).",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -326,10 +332,36 @@ class NoGpuVisible(Rule):
                 severity=Severity.INFO,
             )
             return
+        if not (shown or _gpu_meant(ctx)):
+            # Nothing says an NVIDIA GPU should be there: "Found no NVIDIA driver" is what any
+            # CUDA build prints on a machine without one (a notebook's CPU runtime, a CPU node,
+            # a CI runner) as much as on a GPU host whose driver is missing. A known fault
+            # (error) needs a sign that the GPU was meant to be visible.
+            yield self.finding(
+                f"The process found no GPU or no NVIDIA driver ({said}), and nothing in the "
+                "report shows an NVIDIA GPU meant for it (no GPU, driver, GPU instance, container "
+                "or GPU request): where the machine has one, its driver is not installed or not "
+                "loaded; where it has none (a notebook's CPU runtime, a CPU node, a CI runner), "
+                "choose a GPU runtime or machine, or give the program a CPU path.",
+                [o.evidence for o in seen[:2]],
+                severity=Severity.WARNING,
+            )
+            return
         yield self.finding(
             f"The process found no GPU or no NVIDIA driver: {said}.",
             [o.evidence for o in seen[:3]],
         )
+
+
+def _gpu_meant(ctx: CheckContext) -> bool:
+    """Whether the text gives a sign, beyond a GPU, driver or container shown, that an NVIDIA
+    GPU should be visible to the process: a message only a GPU machine, an installed driver or
+    a GPU request prints (NVML's `Unknown Error`, the container toolkit's errors, CUDA's "no
+    CUDA-capable device" once libcuda loaded, a device plugin's), or a GPU instance type."""
+    if ctx.snapshot.observations("gpu-implied"):
+        return True
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    return instance is not None and instance.gpu_count > 0
 
 
 def _gpu_flag(spec: RunSpec) -> bool:

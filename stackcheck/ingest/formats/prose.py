@@ -528,16 +528,38 @@ _MEMLOCK_RAISE = re.compile(
 )
 
 
+# The locked-memory limit said to be checked and not at fault: "Nothing in `dmesg`, memlock
+# limits or IB port state indicated a problem" (an ibv_reg_mr ENOMEM from the kernel's CMA
+# accounting, MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark#259), "memlock is already
+# unlimited", "ulimit -l shows unlimited", "it is not a memlock issue", "ruled out memlock".
+_MEMLOCK_NAME = r"(?:memlock|ulimit\s-l|RLIMIT_MEMLOCK|(?:max\s)?locked[-\s]memory)"
+_MEMLOCK_FINE = re.compile(
+    r"\b(?:nothing|none)\s(?:in|of)\b[^.?!;]{0,120}?\b" + _MEMLOCK_NAME + r"\b[^.?!;]{0,80}?"
+    r"\b(?:indicated|showed|suggested|pointed\sto|revealed)\s(?:a|any)\s(?:problem|issue)|"
+    r"\b" + _MEMLOCK_NAME + r"(?:\s(?:limits?|setting|value))?\s(?:is|was|are|were|shows?|showed"
+    r"|says|said|returns|returned|reports?)\s(?:already\s|also\s)?(?:set\sto\s)?"
+    r"(?:unlimited|infinity|fine|ok|okay|not\sthe\s(?:issue|problem|cause))\b|"
+    r"\bnot\s(?:an?\s|the\s)?" + _MEMLOCK_NAME + r"(?:\slimit)?\s(?:issue|problem|cause)\b|"
+    r"\brul(?:ed|ing)\sout\s(?:the\s)?" + _MEMLOCK_NAME,
+    re.IGNORECASE,
+)
+
+
 def memlock_raise_stated(line: Line) -> list[Fact]:
     """That the locked-memory limit has to be raised, where a sentence says so (not a question
-    or a condition)."""
+    or a condition); or that it was checked and is not at fault."""
     low = line.text.lower()
     if "lock" not in low and "ulimit" not in low:  # every alternative names one: prose's hot path
         return []
     for sentence in sentences(line.text):
+        if not _asserted(sentence) or _TOOL_HINT.search(sentence):
+            continue
         found = _MEMLOCK_RAISE.search(sentence)
-        if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
+        if found is not None:
             return [ObservationFact(line, "memlock-raise-stated", found.group(0))]
+        fine = _MEMLOCK_FINE.search(sentence)
+        if fine is not None:
+            return [ObservationFact(line, "memlock-ruled-out", fine.group(0))]
     return []
 
 
