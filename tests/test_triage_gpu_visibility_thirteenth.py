@@ -5,6 +5,7 @@ written for (each cited)."""
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
 from tests.test_triage_gpu_stack import findings
@@ -83,3 +84,14 @@ def test_rdma_enomem_where_the_report_rules_the_limit_out_is_advice(matrix: Matr
         assert findings(matrix, said + _ENOMEM).get("SC512") is Severity.ERROR, said
     low = "max locked memory       (kbytes, -l) 64\nmemlock is fine.\n"
     assert findings(matrix, low + _ENOMEM).get("SC512") is Severity.ERROR
+
+
+def test_a_sentence_naming_docker_run_keeps_its_gpu_request_fix(matrix: Matrix) -> None:
+    """tomdbar/ecord#1 (1264): "I solved this by adding "--gpus all" to docker run command." is
+    a sentence (its last word keeps the full stop), not a command whose image is `command.`."""
+    for said in (
+        'docker could not see my GPU. I solved this by adding "--gpus all" to docker run command.',
+        "The container saw no GPU; fixed it by adding --gpus all to the docker run command.",
+    ):
+        assert findings(matrix, said).get("SC531") is Severity.WARNING, said
+    assert read_report("docker run -it --rm ecord.", "x").snapshot.run_specs[0].image == "ecord."
