@@ -95,3 +95,76 @@ def test_a_sentence_naming_docker_run_keeps_its_gpu_request_fix(matrix: Matrix) 
     ):
         assert findings(matrix, said).get("SC531") is Severity.WARNING, said
     assert read_report("docker run -it --rm ecord.", "x").snapshot.run_specs[0].image == "ecord."
+
+
+def test_singularity_and_apptainer_without_nv(matrix: Matrix) -> None:
+    """apptainer/singularity#6203 (1268): `singularity shell nemo.sif` without `--nv`, then
+    Lightning's `But your machine only has: []`. Other tools, subcommands, options and image
+    sources of the same kind; `--nv`/`--nvccli` is a GPU request; the tool named in a sentence
+    is no command."""
+    assert findings(matrix, body("1268")).get("SC531") is Severity.ERROR
+    saw_none = "\n\nRuntimeError: No CUDA GPUs are available\n"
+    for command in (
+        "singularity exec -B /data:/data pytorch_23.10.sif python train.py",
+        "apptainer run docker://nvcr.io/nvidia/pytorch:24.01-py3",
+        "$ singularity instance start --bind /scratch tf.simg tf1",
+        "apptainer exec --cleanenv ./sandbox/ python -c 'import torch'",
+    ):
+        assert findings(matrix, command + saw_none).get("SC531") is Severity.ERROR, command
+    # A GPU image without a process that missed the GPU: a warning; a plain one: nothing.
+    assert findings(matrix, "singularity shell nemo.sif\n").get("SC531") is Severity.WARNING
+    assert "SC531" not in findings(matrix, "singularity exec alpine_latest.sif echo hey\n")
+    for command in (
+        "singularity exec --nv pytorch.sif python train.py",
+        "apptainer run --nvccli -B /data docker://nvcr.io/nvidia/pytorch:24.01-py3",
+    ):
+        assert "SC531" not in findings(matrix, command + saw_none), command
+        assert findings(matrix, command + saw_none).get("SC532") is Severity.ERROR, command
+    # The fix shown beside the failing command, and the tool named in a sentence.
+    both = "singularity shell nemo.sif\nsingularity shell --nv nemo.sif\n" + saw_none
+    assert "SC531" not in findings(matrix, both)
+    said = "it seems like in singularity shell, gpu can't find by the programme" + saw_none
+    assert "SC531" not in findings(matrix, said)
+
+
+def test_singularity_nv_finding_no_driver_files(matrix: Matrix) -> None:
+    """apptainer/singularity#6356: `--nv` on a host whose nvliblist.conf names no file found
+    (Singularity 3.7's INFO, Apptainer's WARNING): no driver bound in. The command with `--nv`
+    beside it is a GPU request (an error); the message alone, a warning."""
+    for level in ("INFO:   ", "WARNING:"):
+        said = f"{level} Could not find any nv files on this host!\n"
+        assert findings(matrix, said).get("SC532") is Severity.WARNING, said
+        command = "singularity exec --nv alpine_latest.sif bash -c 'echo hey'\n"
+        assert findings(matrix, command + said).get("SC532") is Severity.ERROR, said
+    libraries = "WARNING: Could not find any nv libraries on this host!\n"
+    assert findings(matrix, libraries).get("SC532") is Severity.WARNING
+
+
+def test_enroot_nvidia_hook_without_a_driver(matrix: Matrix) -> None:
+    """NVIDIA/enroot#105 (1273): enroot's nvidia hook on a host without the driver; the
+    toolkit's driver service failing is a GPU request that found no driver (an error), its
+    time-out (persistence mode off: 275, 682) is not read as one."""
+    assert findings(matrix, body("1273")).get("SC532") is Severity.ERROR
+    for line in (
+        "nvidia-container-cli: initialization error: driver error: failed to process request",
+        "nvidia-container-cli.real: initialization error: driver error: failed to process request",
+    ):
+        assert findings(matrix, line + "\n").get("SC532") is Severity.ERROR, line
+    timed_out = "nvidia-container-cli: initialization error: driver error: timed out\n"
+    assert "SC532" not in findings(matrix, timed_out)
+
+
+def test_lightning_requested_gpus_but_none(matrix: Matrix) -> None:
+    """Lightning's device parser, 1.x (`You requested GPUs: [0]`) and 1.7+ (`You requested
+    gpu: [0]`), with its second line: an empty list is no GPU (a warning alone: a CPU machine
+    prints it too); a shorter list is not read as none."""
+    for asked in ("GPUs: [0]", "gpu: [0, 1]"):
+        text = (
+            "pytorch_lightning.utilities.exceptions.MisconfigurationException: "
+            f"You requested {asked}\n But your machine only has: []\n"
+        )
+        assert findings(matrix, text).get("SC532") is Severity.WARNING, asked
+    fewer = (
+        "MisconfigurationException: You requested gpu: [0, 1]\n But your machine only has: [0]\n"
+    )
+    assert "SC532" not in findings(matrix, fewer)

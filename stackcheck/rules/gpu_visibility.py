@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
+from stackcheck.rules.runtime_facts import gpu_image, gpu_image_name, spec_evidence
 from stackcheck.snapshot.model import (
     UNCOUNTED_RESERVATION,
     ComponentName,
@@ -116,6 +116,7 @@ class ContainerWithoutGpus(Rule):
         yield from self._unshown_container(ctx, unavailable)
         yield from self._podman_compose_reservation(ctx, unavailable)
         yield from self._capabilities_without_devices(ctx, unavailable)
+        yield from self._singularity_without_nv(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         if stated:
             yield self.finding(
@@ -196,6 +197,35 @@ class ContainerWithoutGpus(Rule):
             f"({missed[0].value}). Add `-e NVIDIA_VISIBLE_DEVICES=all` or `--gpus all`.",
             [capabilities.evidence, missed[0].evidence],
             severity=Severity.WARNING,
+        )
+
+    def _singularity_without_nv(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """A Singularity/Apptainer container started without `--nv` or `--nvccli`: neither tool
+        binds an NVIDIA device or driver library without one (apptainer's launcher runs its GPU
+        setup only under those flags). An error where a process then saw no GPU, a warning where
+        the image is a GPU one; not where the text also shows a run with the flag (the fix, or
+        another run) or sets APPTAINER_NV / SINGULARITY_NV."""
+        started = ctx.snapshot.observations("singularity-without-nv")
+        if not started or any(
+            re.match(r"(?:singularity|apptainer)\s", o.value or "")
+            for o in ctx.snapshot.observations("gpu-implied")
+        ):
+            return
+        if any(name in ctx.snapshot.env for name in ("APPTAINER_NV", "SINGULARITY_NV")):
+            return
+        image = (started[0].value or "").rsplit(" ", 1)[-1]
+        if not (unavailable or gpu_image_name(image)):
+            return
+        yield self.finding(
+            f"`{started[0].value}` starts the container without `--nv` (or `--nvccli`): "
+            "Singularity and Apptainer bind no NVIDIA device or driver library into it without "
+            "one, so CUDA inside sees no GPU"
+            + (", and the report shows it saw none." if unavailable else ".")
+            + " Add `--nv` (`singularity exec --nv IMAGE ...`).",
+            [started[0].evidence, *(o.evidence for o in unavailable[:1])],
+            severity=Severity.ERROR if unavailable else Severity.WARNING,
         )
 
     def _unshown_container(

@@ -411,6 +411,7 @@ ObservationKind = Literal[
     "memlock-limits-conf",  # a limits.conf line raises memlock (PAM logins only, not containers)
     "gpu-implied",  # a message only a GPU machine, a driver or a GPU request prints (NVML, toolkit)
     "memlock-ruled-out",  # the report says the locked-memory limit was checked and is not the cause
+    "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
 ]
 
 
