@@ -60,7 +60,9 @@ class ContainerWithoutGpus(Rule):
         "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
         "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
         "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. So is "
-        "`NVIDIA_DRIVER_CAPABILITIES` set without "
+        "A Singularity or Apptainer command without `--nv` or `--nvccli` is a GPU request "
+        "missing too (an error where a process then saw no GPU, a warning for a GPU image). So "
+        "is `NVIDIA_DRIVER_CAPABILITIES` set without "
         "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
         "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
         "the device list.",
@@ -298,8 +300,9 @@ class NoGpuVisible(Rule):
         "missing) is an error only where the text shows the GPU was meant to be visible: a GPU "
         "or driver shown, a GPU instance type, a container or a GPU request, or a message only "
         "such a machine prints (NVML's `Unknown Error`, the container toolkit's errors, "
-        "`No CUDA GPUs are available`); with none of these it is a warning (a notebook's CPU "
-        "runtime, a CPU node or a CI runner prints the same).",
+        "`No CUDA GPUs are available`); with none of these it is a warning (a CPU node or a CI "
+        "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
+        "runtime has no GPU until one is chosen.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -359,6 +362,18 @@ class NoGpuVisible(Rule):
                 "machine has none or the program should run on the CPU: the program needs a CPU "
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`).",
                 [*(o.evidence for o in seen[:2]), cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
+        hosted = ctx.snapshot.observations("notebook-hosted")
+        if hosted and not (shown or _gpu_meant(ctx)):
+            yield self.finding(
+                f"The process found no GPU or no NVIDIA driver ({said}) on a hosted notebook "
+                f"({hosted[0].value}), and nothing in the report shows a GPU: a notebook runtime "
+                "without a GPU accelerator has no NVIDIA driver. Choose a GPU runtime (Colab: "
+                "Runtime > Change runtime type; Kaggle: Settings > Accelerator), or give the "
+                "program a CPU path.",
+                [*(o.evidence for o in seen[:2]), hosted[0].evidence],
                 severity=Severity.INFO,
             )
             return

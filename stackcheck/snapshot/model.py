@@ -412,6 +412,7 @@ ObservationKind = Literal[
     "gpu-implied",  # a message only a GPU machine, a driver or a GPU request prints (NVML, toolkit)
     "memlock-ruled-out",  # the report says the locked-memory limit was checked and is not the cause
     "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
+    "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
 ]
 
 

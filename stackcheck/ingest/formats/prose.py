@@ -563,6 +563,24 @@ def memlock_raise_stated(line: Line) -> list[Fact]:
     return []
 
 
+# Hosted notebook services whose default runtime has no GPU: an accelerator is chosen per
+# notebook (Colab's "Change runtime type", Kaggle's "Accelerator"), and a CPU runtime has no
+# NVIDIA driver (googlecolab/colabtools#4425, openai/jukebox#205).
+_NOTEBOOK = re.compile(
+    r"\b(?:google\s)?colab(?:oratory)?(?:\spro\+?)?\b|\bkaggle(?:\s(?:notebooks?|kernels?))?\b",
+    re.IGNORECASE,
+)
+
+
+def notebook_stated(line: Line) -> list[Fact]:
+    """That the program runs on a hosted notebook service."""
+    low = line.text.lower()
+    if "colab" not in low and "kaggle" not in low:
+        return []
+    found = _NOTEBOOK.search(line.text)
+    return [ObservationFact(line, "notebook-hosted", found.group(0))] if found else []
+
+
 def gpu_request_stated(line: Line) -> list[Fact]:
     """That the container lacked a GPU request, where a sentence names adding one as the need
     or the fix (not as a question or a condition)."""
@@ -1086,6 +1104,7 @@ class Prose(Format):
                 *gpu_stated(line),
                 *gpu_counted(line),
                 *gpu_count_stated(line),
+                *notebook_stated(line),
             )
         ]
 
