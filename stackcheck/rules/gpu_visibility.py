@@ -331,7 +331,6 @@ class NoGpuVisible(Rule):
         if not seen:
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
-        cpu = ctx.snapshot.observations("cpu-intended")
         snapshot = ctx.snapshot
         # The reporter says the machine has no GPU and nothing in the text shows one, a driver
         # or a container that should pass one: the program, not the stack, needs a CPU path.
@@ -344,58 +343,68 @@ class NoGpuVisible(Rule):
             or snapshot.platform.container
             or snapshot.run_specs
         )
+        yield self._no_gpu_finding(ctx, failed, seen, said, bool(shown))
+
+    def _no_gpu_finding(
+        self,
+        ctx: CheckContext,
+        failed: list[Observation],
+        seen: list[Observation],
+        said: str,
+        shown: bool,
+    ) -> Finding:
+        """How sure the text makes the fault: an error needs a sign that an NVIDIA GPU was meant
+        to be visible; what every machine without one prints is a warning alone, and advice
+        where the program only asked, the report says the machine has none, or it ran on a
+        hosted notebook."""
+        cpu = ctx.snapshot.observations("cpu-intended")
+        hosted = ctx.snapshot.observations("notebook-hosted")
+        meant = shown or _gpu_meant(ctx)
+        evidence = [o.evidence for o in seen[:2]]
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
             # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
-            yield self.finding(
+            message = (
                 f"The program's CUDA probe found no NVIDIA driver ({said}) and went on without "
                 "a GPU (PyTorch's `is_available()` False, TensorFlow's import). Expected on a "
                 "machine without an NVIDIA GPU; "
-                "where there is one, its driver is not loaded or not visible to the process.",
-                [o.evidence for o in seen[:2]],
-                severity=Severity.INFO,
+                "where there is one, its driver is not loaded or not visible to the process."
             )
-            return
-        if cpu and not shown:
-            yield self.finding(
+        elif cpu and not shown:
+            message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
-                "path (e.g. `torch.cuda.is_available()` before `.cuda()`).",
-                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
-                severity=Severity.INFO,
+                "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
-            return
-        hosted = ctx.snapshot.observations("notebook-hosted")
-        if hosted and not (shown or _gpu_meant(ctx)):
-            yield self.finding(
+            evidence.append(cpu[0].evidence)
+        elif hosted and not meant:
+            message = (
                 f"The process found no GPU or no NVIDIA driver ({said}) on a hosted notebook "
                 f"({hosted[0].value}), and nothing in the report shows a GPU: a notebook runtime "
                 "without a GPU accelerator has no NVIDIA driver. Choose a GPU runtime (Colab: "
                 "Runtime > Change runtime type; Kaggle: Settings > Accelerator), or give the "
-                "program a CPU path.",
-                [*(o.evidence for o in seen[:2]), hosted[0].evidence],
-                severity=Severity.INFO,
+                "program a CPU path."
             )
-            return
-        if not (shown or _gpu_meant(ctx)):
+            evidence.append(hosted[0].evidence)
+        elif not meant:
             # Nothing says an NVIDIA GPU should be there: "Found no NVIDIA driver" is what any
-            # CUDA build prints on a machine without one (a notebook's CPU runtime, a CPU node,
-            # a CI runner) as much as on a GPU host whose driver is missing. A known fault
-            # (error) needs a sign that the GPU was meant to be visible.
-            yield self.finding(
+            # CUDA build prints on a machine without one (a CPU node, a CI runner) as much as
+            # on a GPU host whose driver is missing.
+            return self.finding(
                 f"The process found no GPU or no NVIDIA driver ({said}), and nothing in the "
                 "report shows an NVIDIA GPU meant for it (no GPU, driver, GPU instance, container "
                 "or GPU request): where the machine has one, its driver is not installed or not "
                 "loaded; where it has none (a notebook's CPU runtime, a CPU node, a CI runner), "
                 "choose a GPU runtime or machine, or give the program a CPU path.",
-                [o.evidence for o in seen[:2]],
+                evidence,
                 severity=Severity.WARNING,
             )
-            return
-        yield self.finding(
-            f"The process found no GPU or no NVIDIA driver: {said}.",
-            [o.evidence for o in seen[:3]],
-        )
+        else:
+            return self.finding(
+                f"The process found no GPU or no NVIDIA driver: {said}.",
+                [o.evidence for o in seen[:3]],
+            )
+        return self.finding(message, evidence, severity=Severity.INFO)
 
 
 def _gpu_meant(ctx: CheckContext) -> bool:
