@@ -45,6 +45,11 @@ class Singularity(Format):
     title = "singularity / apptainer command"
     anchor = _START
 
+    def opens(self, line: Line) -> bool:
+        # Every line of a log asks: the tools' names screen it before the expression runs.
+        text = line.text
+        return ("singularity" in text or "apptainer" in text) and _START.search(text) is not None
+
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
         for line in lines:
