@@ -186,3 +186,24 @@ def test_no_driver_on_a_hosted_notebook_is_advice(matrix: Matrix) -> None:
         "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
     )
     assert findings(matrix, t4 + _NO_DRIVER).get("SC532") is Severity.ERROR
+
+
+def test_a_slurm_gpu_request_means_the_gpu_was_meant(matrix: Matrix) -> None:
+    """NVIDIA/enroot#205 (1263: `srun --gpus=2 --container-image=...` then PyTorch's `Found no
+    NVIDIA driver`): a job given GPUs is meant to see them, in each of Slurm's forms; zero
+    GPUs, another resource or another launcher is no request."""
+    assert findings(matrix, body("1263")).get("SC532") is Severity.ERROR
+    for command in (
+        "srun --nodes=1 --gpus=2 --container-image=myimage python train.py",
+        "srun -G 1 python train.py",
+        "srun --gres=gpu:a100:4 --pty bash",
+        "srun --gres=gpu:a100 python train.py",
+        "srun --gpus-per-node 8 torchrun train.py",
+    ):
+        assert findings(matrix, command + "\n\n" + _NO_DRIVER).get("SC532") is Severity.ERROR
+    for command in (
+        "srun --gpus=0 python train.py",
+        "srun --gres=shard:2 python train.py",
+        "mpirun --gpus=2 python train.py",
+    ):
+        assert findings(matrix, command + "\n\n" + _NO_DRIVER).get("SC532") is Severity.WARNING
