@@ -207,3 +207,14 @@ def test_a_slurm_gpu_request_means_the_gpu_was_meant(matrix: Matrix) -> None:
         "mpirun --gpus=2 python train.py",
     ):
         assert findings(matrix, command + "\n\n" + _NO_DRIVER).get("SC532") is Severity.WARNING
+
+
+def test_a_pod_limit_in_a_sentence_means_the_gpu_was_meant(matrix: Matrix) -> None:
+    """scverse/scvi-tools (984: `on GKE with nvidia.com/gpu: 1`): a pod's GPU limit named beside
+    the message keeps it an error; a limit of 0 or the vendor alone does not (a node's capacity
+    said to be 0 is a device plugin's fault: an error of its own)."""
+    assert findings(matrix, body("984")).get("SC532") is Severity.ERROR
+    for said in ("Run it on GKE with nvidia.com/gpu: 1", "the pod asks for nvidia.com/gpu=2"):
+        assert findings(matrix, said + "\n\n" + _NO_DRIVER).get("SC532") is Severity.ERROR, said
+    for said in ("The pod sets nvidia.com/gpu to 0 on purpose", "Do I need an NVIDIA GPU"):
+        assert findings(matrix, said + "\n\n" + _NO_DRIVER).get("SC532") is Severity.WARNING

@@ -581,6 +581,20 @@ def notebook_stated(line: Line) -> list[Fact]:
     return [ObservationFact(line, "notebook-hosted", found.group(0))] if found else []
 
 
+# A pod's GPU limit named in a sentence ("Run scvi-tools on GKE with nvidia.com/gpu: 1"): the
+# program is meant to see a GPU. (A GPU model named in passing is not read: it says nothing of
+# the machine the message came from, and alone it is no tool output.)
+_GPU_MEANT = re.compile(r"\bnvidia\.com/gpu[\"']?\s?[:=]\s?[\"']?[1-9]\d{0,2}\b", re.IGNORECASE)
+
+
+def gpu_meant_stated(line: Line) -> list[Fact]:
+    """A pod's GPU request in a sentence: a sign an NVIDIA GPU is meant for the program."""
+    if "nvidia.com/gpu" not in line.text.lower():
+        return []
+    found = _GPU_MEANT.search(line.text)
+    return [ObservationFact(line, "gpu-implied", found.group(0))] if found else []
+
+
 def gpu_request_stated(line: Line) -> list[Fact]:
     """That the container lacked a GPU request, where a sentence names adding one as the need
     or the fix (not as a question or a condition)."""
@@ -1105,6 +1119,7 @@ class Prose(Format):
                 *gpu_counted(line),
                 *gpu_count_stated(line),
                 *notebook_stated(line),
+                *gpu_meant_stated(line),
             )
         ]
 
