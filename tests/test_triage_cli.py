@@ -102,7 +102,8 @@ def test_a_recognised_part_never_makes_triage_exit_2(cli: Cli, tmp_path: Path) -
         "Any idea?\n"
     )
     done = cli("triage", str(mixed))
-    assert done.code == 1 and "SC532" in done.out
+    # A warning (nothing in the text shows a GPU): exit 0 at the default --fail-on error.
+    assert done.code == 0 and "SC532" in done.out
 
 
 def test_explain_documents_the_new_rules(cli: Cli) -> None:

@@ -238,13 +238,17 @@ def test_an_image_that_predates_the_gpu(matrix: Matrix) -> None:
 
 def test_the_drivers_own_library_missing(matrix: Matrix) -> None:
     """pytorch#2985 (`import torch` in a container started without nvidia-docker): the driver's
-    user-space libcuda.so.1 or libnvidia-ml.so.1 not found is no driver where the process runs;
-    TensorFlow's probe printing it (Chiron#99) is advice where no GPU is shown."""
+    user-space libcuda.so.1 or libnvidia-ml.so.1 not found is no driver where the process runs:
+    an error where the text shows the GPU was meant to be there (a container, a GPU named), a
+    warning where it shows nothing of the machine (any CPU machine prints it too); TensorFlow's
+    probe printing it (Chiron#99) is advice where no GPU is shown."""
     for line in (
         "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
         "OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
     ):
-        assert findings(matrix, line) == {"SC532": Severity.ERROR}, line
+        assert findings(matrix, line) == {"SC532": Severity.WARNING}, line
+        smi = f"{line}\n| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |"
+        assert findings(matrix, smi).get("SC532") is Severity.ERROR, line
         cpu = f"{line}\nI don't have an NVIDIA GPU on this laptop."
         assert findings(matrix, cpu) == {"SC532": Severity.INFO}, line
     for probe in (

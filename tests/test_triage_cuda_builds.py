@@ -70,13 +70,15 @@ def test_cpu_machine_stays_an_error_where_a_gpu_is_shown(matrix: Matrix) -> None
 def test_the_availability_probes_no_driver_warning_is_advice(matrix: Matrix) -> None:
     """871: `UserWarning: CUDA initialization: Found no NVIDIA driver` is what
     torch.cuda.is_available() prints on a machine without a driver (PyTorch 1.5-1.8): the program
-    asked and went on. The RuntimeError of `.cuda()` stays an error; a GPU or driver shown, or a
-    container, makes the warning a finding again."""
+    asked and went on. The RuntimeError of `.cuda()` stays a finding (a warning where nothing
+    shows a GPU, an error where a driver is shown); a GPU or driver shown, or a container, makes
+    the probe's warning a finding again."""
     assert findings(matrix, body("871")) == {"SC532": Severity.INFO}
     failed = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have\n"
-    assert findings(matrix, failed) == {"SC532": Severity.ERROR}
+    assert findings(matrix, failed) == {"SC532": Severity.WARNING}
     driver = "NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4\n"
     assert findings(matrix, driver + body("871"))["SC532"] is Severity.ERROR
+    assert findings(matrix, driver + failed)["SC532"] is Severity.ERROR
     container = "docker run -it pytorch/pytorch:1.7.1-cuda11.0-cudnn8-runtime python train.py\n"
     assert findings(matrix, container + body("871"))["SC531"] is Severity.ERROR
     observed = read_report(body("871"), "pasted").snapshot.observations("no-gpu-probed")

@@ -47,7 +47,8 @@ def test_no_driver_on_a_machine_the_reporter_says_has_no_gpu_is_advice(matrix: M
     """338: PyTorch's "Found no NVIDIA driver" from someone asking for a CPU fallback."""
     assert findings(matrix, body("338")) == {"SC532": Severity.INFO}
     message = body("338").split('", I think')[0]
-    assert findings(matrix, message) == {"SC532": Severity.ERROR}
+    # Alone, the message shows nothing of the machine: a warning (see the CPU-only boundary).
+    assert findings(matrix, message) == {"SC532": Severity.WARNING}
     for said in (
         "I don't have an NVIDIA GPU on this laptop.",
         "It should fall back to CPU.",

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import gpu_image, spec_evidence
+from stackcheck.rules.runtime_facts import gpu_image, gpu_image_name, spec_evidence
 from stackcheck.snapshot.model import (
     UNCOUNTED_RESERVATION,
     ComponentName,
@@ -60,7 +60,9 @@ class ContainerWithoutGpus(Rule):
         "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
         "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
         "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. So is "
-        "`NVIDIA_DRIVER_CAPABILITIES` set without "
+        "A Singularity or Apptainer command without `--nv` or `--nvccli` is a GPU request "
+        "missing too (an error where a process then saw no GPU, a warning for a GPU image). So "
+        "is `NVIDIA_DRIVER_CAPABILITIES` set without "
         "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
         "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
         "the device list.",
@@ -116,6 +118,7 @@ class ContainerWithoutGpus(Rule):
         yield from self._unshown_container(ctx, unavailable)
         yield from self._podman_compose_reservation(ctx, unavailable)
         yield from self._capabilities_without_devices(ctx, unavailable)
+        yield from self._singularity_without_nv(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         if stated:
             yield self.finding(
@@ -198,6 +201,35 @@ class ContainerWithoutGpus(Rule):
             severity=Severity.WARNING,
         )
 
+    def _singularity_without_nv(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """A Singularity/Apptainer container started without `--nv` or `--nvccli`: neither tool
+        binds an NVIDIA device or driver library without one (apptainer's launcher runs its GPU
+        setup only under those flags). An error where a process then saw no GPU, a warning where
+        the image is a GPU one; not where the text also shows a run with the flag (the fix, or
+        another run) or sets APPTAINER_NV / SINGULARITY_NV."""
+        started = ctx.snapshot.observations("singularity-without-nv")
+        if not started or any(
+            re.match(r"(?:singularity|apptainer)\s", o.value or "")
+            for o in ctx.snapshot.observations("gpu-implied")
+        ):
+            return
+        if any(name in ctx.snapshot.env for name in ("APPTAINER_NV", "SINGULARITY_NV")):
+            return
+        image = (started[0].value or "").rsplit(" ", 1)[-1]
+        if not (unavailable or gpu_image_name(image)):
+            return
+        yield self.finding(
+            f"`{started[0].value}` starts the container without `--nv` (or `--nvccli`): "
+            "Singularity and Apptainer bind no NVIDIA device or driver library into it without "
+            "one, so CUDA inside sees no GPU"
+            + (", and the report shows it saw none." if unavailable else ".")
+            + " Add `--nv` (`singularity exec --nv IMAGE ...`).",
+            [started[0].evidence, *(o.evidence for o in unavailable[:1])],
+            severity=Severity.ERROR if unavailable else Severity.WARNING,
+        )
+
     def _unshown_container(
         self, ctx: CheckContext, unavailable: list[Observation]
     ) -> Iterable[Finding]:
@@ -263,7 +295,14 @@ class NoGpuVisible(Rule):
         "(NGC's `The NVIDIA Driver was not detected`) in a container the text shows started "
         "with a GPU request is info (the banner's check misfires on WSL2), and so is Docker's "
         "`Unknown runtime specified nvidia` on Docker 19.03 where no `--gpus` request is shown "
-        "(the legacy runtime flag; `--gpus all` needs no registered runtime).",
+        "(the legacy runtime flag; `--gpus all` needs no registered runtime). A message any "
+        "machine without an NVIDIA GPU prints (`Found no NVIDIA driver`, nvidia-smi failing or "
+        "missing) is an error only where the text shows the GPU was meant to be visible: a GPU "
+        "or driver shown, a GPU instance type, a container or a GPU request, or a message only "
+        "such a machine prints (NVML's `Unknown Error`, the container toolkit's errors, "
+        "`No CUDA GPUs are available`); with none of these it is a warning (a CPU node or a CI "
+        "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
+        "runtime has no GPU until one is chosen.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -292,7 +331,6 @@ class NoGpuVisible(Rule):
         if not seen:
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
-        cpu = ctx.snapshot.observations("cpu-intended")
         snapshot = ctx.snapshot
         # The reporter says the machine has no GPU and nothing in the text shows one, a driver
         # or a container that should pass one: the program, not the stack, needs a CPU path.
@@ -305,31 +343,79 @@ class NoGpuVisible(Rule):
             or snapshot.platform.container
             or snapshot.run_specs
         )
+        yield self._no_gpu_finding(ctx, failed, seen, said, bool(shown))
+
+    def _no_gpu_finding(
+        self,
+        ctx: CheckContext,
+        failed: list[Observation],
+        seen: list[Observation],
+        said: str,
+        shown: bool,
+    ) -> Finding:
+        """How sure the text makes the fault: an error needs a sign that an NVIDIA GPU was meant
+        to be visible; what every machine without one prints is a warning alone, and advice
+        where the program only asked, the report says the machine has none, or it ran on a
+        hosted notebook."""
+        cpu = ctx.snapshot.observations("cpu-intended")
+        hosted = ctx.snapshot.observations("notebook-hosted")
+        meant = shown or _gpu_meant(ctx)
+        evidence = [o.evidence for o in seen[:2]]
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
             # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
-            yield self.finding(
+            message = (
                 f"The program's CUDA probe found no NVIDIA driver ({said}) and went on without "
                 "a GPU (PyTorch's `is_available()` False, TensorFlow's import). Expected on a "
                 "machine without an NVIDIA GPU; "
-                "where there is one, its driver is not loaded or not visible to the process.",
-                [o.evidence for o in seen[:2]],
-                severity=Severity.INFO,
+                "where there is one, its driver is not loaded or not visible to the process."
             )
-            return
-        if cpu and not shown:
-            yield self.finding(
+        elif cpu and not shown:
+            message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
-                "path (e.g. `torch.cuda.is_available()` before `.cuda()`).",
-                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
-                severity=Severity.INFO,
+                "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
-            return
-        yield self.finding(
-            f"The process found no GPU or no NVIDIA driver: {said}.",
-            [o.evidence for o in seen[:3]],
-        )
+            evidence.append(cpu[0].evidence)
+        elif hosted and not meant:
+            message = (
+                f"The process found no GPU or no NVIDIA driver ({said}) on a hosted notebook "
+                f"({hosted[0].value}), and nothing in the report shows a GPU: a notebook runtime "
+                "without a GPU accelerator has no NVIDIA driver. Choose a GPU runtime (Colab: "
+                "Runtime > Change runtime type; Kaggle: Settings > Accelerator), or give the "
+                "program a CPU path."
+            )
+            evidence.append(hosted[0].evidence)
+        elif not meant:
+            # Nothing says an NVIDIA GPU should be there: "Found no NVIDIA driver" is what any
+            # CUDA build prints on a machine without one (a CPU node, a CI runner) as much as
+            # on a GPU host whose driver is missing.
+            return self.finding(
+                f"The process found no GPU or no NVIDIA driver ({said}), and nothing in the "
+                "report shows an NVIDIA GPU meant for it (no GPU, driver, GPU instance, container "
+                "or GPU request): where the machine has one, its driver is not installed or not "
+                "loaded; where it has none (a notebook's CPU runtime, a CPU node, a CI runner), "
+                "choose a GPU runtime or machine, or give the program a CPU path.",
+                evidence,
+                severity=Severity.WARNING,
+            )
+        else:
+            return self.finding(
+                f"The process found no GPU or no NVIDIA driver: {said}.",
+                [o.evidence for o in seen[:3]],
+            )
+        return self.finding(message, evidence, severity=Severity.INFO)
+
+
+def _gpu_meant(ctx: CheckContext) -> bool:
+    """Whether the text gives a sign, beyond a GPU, driver or container shown, that an NVIDIA
+    GPU should be visible to the process: a message only a GPU machine, an installed driver or
+    a GPU request prints (NVML's `Unknown Error`, the container toolkit's errors, CUDA's "no
+    CUDA-capable device" once libcuda loaded, a device plugin's), or a GPU instance type."""
+    if ctx.snapshot.observations("gpu-implied"):
+        return True
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    return instance is not None and instance.gpu_count > 0
 
 
 def _gpu_flag(spec: RunSpec) -> bool:

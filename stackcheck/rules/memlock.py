@@ -124,7 +124,10 @@ class RdmaCannotPinMemory(Rule):
         "memory`, the EFA provider's `Failure to post internal receive buffers` or `Unknown error "
         "-12`, verbs' `ibv_create_cq ... Cannot allocate memory`. Where the launcher selected "
         "only transports without RDMA (`--mca pml ob1 --mca btl sm,self`, `UCX_TLS=sm,self`), "
-        "the error comes from device discovery and is reported as info.",
+        "the error comes from device discovery and is reported as info; so is it where the "
+        "report says the limit was checked and is not at fault (`memlock is already "
+        "unlimited`, `nothing in ... memlock limits ... indicated a problem`) and shows no "
+        "limit below 16 GiB.",
         why="These come from a locked-memory limit too low for the buffers RDMA pins, almost "
         "never from real memory exhaustion; the job aborts at start.",
         example="`Libfabric error: (-12) Cannot allocate memory` with `ulimit -l` at 65536 "
@@ -145,6 +148,22 @@ class RdmaCannotPinMemory(Rule):
         limit = ctx.snapshot.runtime.memlock_bytes
         shown = f" (locked memory limited to {_shown(limit)})" if limit is not None else ""
         unselected = ctx.snapshot.observations("rdma-unselected")
+        ruled_out = ctx.snapshot.observations("memlock-ruled-out")
+        if (
+            ruled_out
+            and not ctx.snapshot.observations("memlock-raise-stated")
+            and (limit is None or limit < 0 or limit >= MEMLOCK_FLOOR)
+        ):
+            # The report checked the limit: ENOMEM from pinning then has another cause.
+            yield self.finding(
+                f"RDMA setup printed 'Cannot allocate memory'{shown}, but the report says the "
+                f"locked-memory limit is not at fault ({ruled_out[0].value}): pinning can also "
+                "fail on the kernel's own accounting (CMA, huge pages, `vm.max_map_count`) or "
+                "the NIC's resources; look there before raising the limit.",
+                [errors[0].evidence, ruled_out[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
         if unselected:
             # The run chose transports without RDMA: the error comes from device discovery.
             yield self.finding(

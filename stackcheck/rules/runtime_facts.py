@@ -144,7 +144,12 @@ def gpu_workload(ctx: CheckContext) -> bool:
 
 
 def gpu_image(spec: RunSpec) -> bool:
-    return bool(spec.image and _GPU_IMAGE.search(spec.image))
+    return gpu_image_name(spec.image)
+
+
+def gpu_image_name(image: str | None) -> bool:
+    """Whether an image's name says it is built for NVIDIA GPUs (CUDA, NGC, a GPU framework)."""
+    return bool(image and _GPU_IMAGE.search(image))
 
 
 def diagnostic_only(spec: RunSpec) -> bool:

@@ -409,6 +409,10 @@ ObservationKind = Literal[
     "gpu-unschedulable",  # no node had the GPUs a pod asks for (value: the resource)
     "nccl-graph-capture-refused",  # NCCL refused a CUDA graph capture (built for CUDA < 11.3)
     "memlock-limits-conf",  # a limits.conf line raises memlock (PAM logins only, not containers)
+    "gpu-implied",  # a message only a GPU machine, a driver or a GPU request prints (NVML, toolkit)
+    "memlock-ruled-out",  # the report says the locked-memory limit was checked and is not the cause
+    "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
+    "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
 ]
 
 

@@ -47,6 +47,7 @@ from stackcheck.ingest.formats.proc_driver import ProcDriverVersion
 from stackcheck.ingest.formats.prose import Prose
 from stackcheck.ingest.formats.python_packages import PythonPackages
 from stackcheck.ingest.formats.setpci import SetpciAcs
+from stackcheck.ingest.formats.singularity import Singularity
 from stackcheck.ingest.formats.system_packages import SystemPackages
 from stackcheck.ingest.formats.torch_config import TorchConfig
 from stackcheck.ingest.formats.ulimit import Ulimit
@@ -98,6 +99,7 @@ FORMATS: tuple[Format, ...] = (
     GfdLabels(),
     DeviceBanner(),
     SetpciAcs(),
+    Singularity(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

@@ -271,13 +271,13 @@ class DockerRun(Format):
             return []
         inline = _inline_command(lines[0].raw, named.start()) if named is not None else None
         spec, facts = run_spec(joined(lines) if inline is None else inline, lines)
-        if (spec.image in _PROSE_WORDS and not spec.gpus and not spec.env) or spec == RunSpec(
-            kind="docker-run"
-        ):
+        # A sentence's word keeps its punctuation: "adding --gpus all to docker run command."
+        prose_word = (spec.image or "").rstrip(".,;:!?").lower() in _PROSE_WORDS
+        if (prose_word and not spec.gpus and not spec.env) or spec == RunSpec(kind="docker-run"):
             # "for docker run means that ...", "forgot to add --gpus all to docker run, now it
             # works": a sentence about the command, read as the sentence it is
             return Prose().parse(lines)
-        if spec.image in _PROSE_WORDS:
+        if prose_word:
             # "`docker run --gpus device=0,1` and ...": the options are the sentence's, the
             # word after them no image (rapidsai/docker#306)
             spec = replace(spec, image=None)

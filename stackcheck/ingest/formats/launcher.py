@@ -74,6 +74,31 @@ def _rdma_unselected(line: Line, words: Sequence[str]) -> list[Fact]:
     return []
 
 
+# Slurm's GPU requests (srun/sbatch/salloc(1)): `-G, --gpus=[type:]N`, `--gpus-per-node`,
+# `--gpus-per-task`, `--gpus-per-socket`, `--gres=gpu[:type][:N]` (N defaults to 1). A job given
+# GPUs is meant to see them (pyxis and enroot pass them into its container).
+_SLURM_GPUS = frozenset(("--gpus", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket", "-G"))
+
+
+def _slurm_gpu_request(line: Line, words: Sequence[str]) -> list[Fact]:
+    """A GPU request of an srun command (`srun --gpus=2 --container-image=...`)."""
+    if "srun" not in {w.rsplit("/", 1)[-1] for w in words}:
+        return []
+    for index, word in enumerate(words):
+        option, sep, value = word.partition("=")
+        if option not in _SLURM_GPUS and option != "--gres":
+            continue
+        if not sep and index + 1 < len(words):
+            value = words[index + 1]
+        asked = [v.split(":") for v in value.split(",")]
+        if option == "--gres":
+            asked = [v for v in asked if v[0] == "gpu"]
+        # The count is the last field where it is a number; a type alone (gpu:a100) is one.
+        if any(not (v[-1].isdigit() and int(v[-1]) == 0) for v in asked if v[-1]):
+            return [ObservationFact(line, "gpu-implied", f"{option}={value}")]
+    return []
+
+
 class Launcher(Format):
     name = "launcher"
     title = "launcher command (mpirun, torchrun, srun, deepspeed)"
@@ -96,6 +121,7 @@ class Launcher(Format):
             return [fact for line in lines for fact in settings(line)]
         words = tokens(joined(lines))
         facts: list[Fact] = _rdma_unselected(lines[0], words)
+        facts.extend(_slurm_gpu_request(lines[0], words))
         benchmark = next((m.group(1) for w in words if (m := _NCCL_TESTS.search(w))), None)
         if benchmark is not None:
             facts.append(ObservationFact(lines[0], "nccl-tests-run", benchmark))

@@ -528,17 +528,71 @@ _MEMLOCK_RAISE = re.compile(
 )
 
 
+# The locked-memory limit said to be checked and not at fault: "Nothing in `dmesg`, memlock
+# limits or IB port state indicated a problem" (an ibv_reg_mr ENOMEM from the kernel's CMA
+# accounting, MiaAI-Lab/DeepSeek-v4-Flash-DSpark-2x-DGX-Spark#259), "memlock is already
+# unlimited", "ulimit -l shows unlimited", "it is not a memlock issue", "ruled out memlock".
+_MEMLOCK_NAME = r"(?:memlock|ulimit\s-l|RLIMIT_MEMLOCK|(?:max\s)?locked[-\s]memory)"
+_MEMLOCK_FINE = re.compile(
+    r"\b(?:nothing|none)\s(?:in|of)\b[^.?!;]{0,120}?\b" + _MEMLOCK_NAME + r"\b[^.?!;]{0,80}?"
+    r"\b(?:indicated|showed|suggested|pointed\sto|revealed)\s(?:a|any)\s(?:problem|issue)|"
+    r"\b" + _MEMLOCK_NAME + r"(?:\s(?:limits?|setting|value))?\s(?:is|was|are|were|shows?|showed"
+    r"|says|said|returns|returned|reports?)\s(?:already\s|also\s)?(?:set\sto\s)?"
+    r"(?:unlimited|infinity|fine|ok|okay|not\sthe\s(?:issue|problem|cause))\b|"
+    r"\bnot\s(?:an?\s|the\s)?" + _MEMLOCK_NAME + r"(?:\slimit)?\s(?:issue|problem|cause)\b|"
+    r"\brul(?:ed|ing)\sout\s(?:the\s)?" + _MEMLOCK_NAME,
+    re.IGNORECASE,
+)
+
+
 def memlock_raise_stated(line: Line) -> list[Fact]:
     """That the locked-memory limit has to be raised, where a sentence says so (not a question
-    or a condition)."""
+    or a condition); or that it was checked and is not at fault."""
     low = line.text.lower()
     if "lock" not in low and "ulimit" not in low:  # every alternative names one: prose's hot path
         return []
     for sentence in sentences(line.text):
+        if not _asserted(sentence) or _TOOL_HINT.search(sentence):
+            continue
         found = _MEMLOCK_RAISE.search(sentence)
-        if found is not None and _asserted(sentence) and not _TOOL_HINT.search(sentence):
+        if found is not None:
             return [ObservationFact(line, "memlock-raise-stated", found.group(0))]
+        fine = _MEMLOCK_FINE.search(sentence)
+        if fine is not None:
+            return [ObservationFact(line, "memlock-ruled-out", fine.group(0))]
     return []
+
+
+# Hosted notebook services whose default runtime has no GPU: an accelerator is chosen per
+# notebook (Colab's "Change runtime type", Kaggle's "Accelerator"), and a CPU runtime has no
+# NVIDIA driver (googlecolab/colabtools#4425, openai/jukebox#205).
+_NOTEBOOK = re.compile(
+    r"\b(?:google\s)?colab(?:oratory)?(?:\spro\+?)?\b|\bkaggle(?:\s(?:notebooks?|kernels?))?\b",
+    re.IGNORECASE,
+)
+
+
+def notebook_stated(line: Line) -> list[Fact]:
+    """That the program runs on a hosted notebook service."""
+    low = line.text.lower()
+    if "colab" not in low and "kaggle" not in low:
+        return []
+    found = _NOTEBOOK.search(line.text)
+    return [ObservationFact(line, "notebook-hosted", found.group(0))] if found else []
+
+
+# A pod's GPU limit named in a sentence ("Run scvi-tools on GKE with nvidia.com/gpu: 1"): the
+# program is meant to see a GPU. (A GPU model named in passing is not read: it says nothing of
+# the machine the message came from, and alone it is no tool output.)
+_GPU_MEANT = re.compile(r"\bnvidia\.com/gpu[\"']?\s?[:=]\s?[\"']?[1-9]\d{0,2}\b", re.IGNORECASE)
+
+
+def gpu_meant_stated(line: Line) -> list[Fact]:
+    """A pod's GPU request in a sentence: a sign an NVIDIA GPU is meant for the program."""
+    if "nvidia.com/gpu" not in line.text.lower():
+        return []
+    found = _GPU_MEANT.search(line.text)
+    return [ObservationFact(line, "gpu-implied", found.group(0))] if found else []
 
 
 def gpu_request_stated(line: Line) -> list[Fact]:
@@ -1064,6 +1118,8 @@ class Prose(Format):
                 *gpu_stated(line),
                 *gpu_counted(line),
                 *gpu_count_stated(line),
+                *notebook_stated(line),
+                *gpu_meant_stated(line),
             )
         ]
 
