@@ -1,0 +1,146 @@
+"""Triage readings of cuDNN's mixed releases, GPU architectures a framework ignores, CPU-only
+PyTorch builds an installer fell back to and Docker's 64 MB /dev/shm said in prose, from the
+twelfth split's reports (tests/data/reports, source cited there) and the other shapes the same
+kinds of text take: cuDNN 8's and 9's statuses, glibc's LD_DEBUG and /proc/PID/maps, pip's
+name-version form."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def observed(text: str) -> dict[str, str | None]:
+    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
+
+
+def test_cudnn_statuses_for_parts_of_two_releases_are_errors(matrix: Matrix) -> None:
+    """cuDNN 9's sub-library statuses and 8.x's version check: the loaded cuDNN is not one
+    release (pytorch/pytorch#188892, koharu-rs/koharu#694); another status names no stack fault."""
+    for said in (
+        "Error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH on all detection engines",
+        "RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED",
+        "RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH",
+        "`torch==2.12.1+cu130` ships an internally-incomplete cuDNN 9.20 wheel → "
+        "`CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH` when any other system cuDNN is on the path",
+    ):
+        assert findings(matrix, said + "\n").get("SC301") is Severity.ERROR, said
+    for said in (
+        "RuntimeError: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a "
+        "non-contiguous input.",
+        "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",
+    ):
+        assert "SC301" not in findings(matrix, said + "\n"), said
+
+
+_LD_DEBUG_MIXED = """\
+$ LD_DEBUG=libs python bug.py 2>&1 | grep -i "calling init:.*cudnn"
+5580:     calling init: /home/u/env/site-packages/nvidia/cudnn/lib/libcudnn.so.9
+5580:     calling init: /home/u/env/site-packages/nvidia/cudnn/lib/libcudnn_graph.so.9
+5580:     calling init: /lib/x86_64-linux-gnu/libcudnn_engines_tensor_ir.so.9
+"""
+
+
+def test_cudnn_loaded_from_two_folders_by_one_process(matrix: Matrix) -> None:
+    """LD_DEBUG=libs shows a pip cuDNN 9 whose one sub-library came from the host's copy
+    (pytorch/pytorch#185512): parts of two releases in one process."""
+    seen = observed(_LD_DEBUG_MIXED)
+    assert "two folders" in (seen.get("cudnn-mismatch") or "")
+    assert findings(matrix, _LD_DEBUG_MIXED).get("SC301") is Severity.ERROR
+    # /proc/PID/maps shows the same.
+    maps = (
+        "7f2c1a000000-7f2c1b000000 r-xp 00000000 08:01 1234 "
+        "/opt/conda/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9\n"
+        "7f2c1c000000-7f2c1d000000 r-xp 00000000 08:01 5678 "
+        "/usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9\n"
+    )
+    assert findings(matrix, maps).get("SC301") is Severity.ERROR
+
+
+def test_cudnn_loaded_from_one_folder_however_spelt_is_no_mix(matrix: Matrix) -> None:
+    """Merged /usr, lib64 and CUDA's versioned folder are one folder; cuDNN 8 and 9 in one
+    process (two majors) are no mix of one release's parts either."""
+    for text in (
+        "  12:     calling init: /lib/x86_64-linux-gnu/libcudnn.so.9\n"
+        "  12:     calling init: /usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9\n",
+        "  12:     calling init: /usr/local/cuda/lib64/libcudnn.so.8\n"
+        "  12:     calling init: "
+        "/usr/local/cuda-12.2/targets/x86_64-linux/lib/libcudnn_cnn_infer.so.8\n",
+        "  12:     calling init: /usr/lib/x86_64-linux-gnu/libcudnn.so.8\n"
+        "  12:     calling init: /opt/env/site-packages/nvidia/cudnn/lib/libcudnn.so.9\n",
+    ):
+        assert "cudnn-mismatch" not in observed(text), text
+        assert "SC301" not in findings(matrix, text), text
+
+
+def test_tensorflow_ignoring_a_gpu_quoted_without_its_bus_id(matrix: Matrix) -> None:
+    """TensorFlow's message with the device description quoted without `pci bus id`
+    (tlkh/ai-lab#30): the GPU and its capability are read, and the build lacks it."""
+    said = (
+        "`Ignoring visible gpu device (device: 0, name: Tesla K80, compute capability: 3.7) with "
+        "Cuda compute capability 3.7. The minimum required Cuda capability is 6.0.`\n"
+    )
+    snapshot = read_report(said, "pasted").snapshot
+    assert [g.compute_capability for g in snapshot.gpus.devices] == ["3.7"]
+    assert findings(matrix, said).get("SC202") is Severity.ERROR
+
+
+def test_pip_name_version_of_a_cpu_build(matrix: Matrix) -> None:
+    """pip's `torch-2.6.0+cpu` (an install's summary, a wheel's name) and `torch in PATH
+    (2.6.0+cpu)` state a CPU-only PyTorch; next to an NVIDIA GPU that is SC201."""
+    for said in (
+        "Successfully installed torch-2.6.0+cpu torchvision-0.21.0+cpu",
+        "Requirement already satisfied: torch in c:\\app\\venv\\lib\\site-packages (2.6.0+cpu)",
+        "Downloading torch-2.6.0+cpu-cp311-cp311-win_amd64.whl (204.1 MB)",
+    ):
+        torch = read_report(said + "\n", "pasted").snapshot.installations(ComponentName.TORCH)
+        assert [t.properties.get("cpu_only") for t in torch] == ["yes"], said
+        gpu = "GPU 0: NVIDIA GeForce RTX 4060 Laptop GPU (UUID: GPU-1)\n"
+        assert findings(matrix, gpu + said + "\n").get("SC201") is Severity.ERROR, said
+
+
+def test_a_setup_that_fell_back_to_the_cpu_build(matrix: Matrix) -> None:
+    """An installer that fell back to the CPU wheel named by its version (stemdeckapp/stemdeck#644)
+    is PyTorch's own verdict; a fallback to the CPU *device*, a question or a condition is not."""
+    for said in (
+        "As a result, the application purges local environments and falls back to "
+        "`torch-2.6.0+cpu`, preventing native utilization of discrete GPUs.",
+        "The setup then reverted to torch==2.5.1+cpu.",
+        "It restored torch-2.6.0+cpu after the CUDA wheel failed.",
+    ):
+        assert findings(matrix, said + "\n").get("SC201") is Severity.ERROR, said
+    for said in (
+        "The CUDA path is silently falling back to CPU after a failed torch installation.",
+        "Why does it fall back to torch-2.6.0+cpu?",
+        "If the download fails, the setup falls back to torch-2.6.0+cpu.",
+    ):
+        assert "torch-cpu-only" not in observed(said + "\n"), said
+
+
+_WORKER_DIED = "RuntimeError: DataLoader worker (pid(s) 76) exited unexpectedly\n"
+
+
+def test_dockers_64mb_default_said_after_the_claim_with_a_condition(matrix: Matrix) -> None:
+    """'/dev/shm is at only 64M by default' (aws/sagemaker-python-sdk#937): the condition later
+    in the line ('but if one is using sagemaker') does not govern it."""
+    for said in (
+        "This is because /dev/shm is at only 64M by default. The solution to this seems to be "
+        "simply passing `--shm-size` with a higher value to `docker run` but if one is using "
+        "`sagemaker` that option isn't there.",
+        "Docker gives the container 64MB of /dev/shm by default.",
+    ):
+        assert "shm-default-stated" in observed(said + "\n"), said
+        assert findings(matrix, _WORKER_DIED + said + "\n").get("SC502") is Severity.WARNING
+    for said in (
+        "Is /dev/shm only 64M by default here?",
+        "I wonder whether /dev/shm is 64M by default in SageMaker.",
+    ):
+        assert "shm-default-stated" not in observed(said + "\n"), said
