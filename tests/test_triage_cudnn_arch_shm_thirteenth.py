@@ -144,3 +144,57 @@ def test_dockers_64mb_default_said_after_the_claim_with_a_condition(matrix: Matr
         "I wonder whether /dev/shm is 64M by default in SageMaker.",
     ):
         assert "shm-default-stated" not in observed(said + "\n"), said
+
+
+def test_a_cudnn_symbol_undefined_in_a_cudnn_library(matrix: Matrix) -> None:
+    """One cuDNN library lacking a symbol another calls: two releases mixed, whether cuDNN 9's
+    dispatcher (MahmoudAshraf97/whisper-diarization#343) or cuDNN 8's loader says it; a CUDA
+    library's own undefined symbol names no cuDNN mix."""
+    for said in (
+        "Could not load symbol cudnnGetLibConfig. Error: /lib/x86_64-linux-gnu/libcudnn_graph.so.9:"
+        " undefined symbol: cudnnGetLibConfig",
+        "Could not load library libcudnn_cnn_train.so.8. Error: /env/lib/libcudnn_ops_train.so.8: "
+        "undefined symbol: _Z22cudnnGenericOpTensorNdILi2EE13cudnnStatus_t, version "
+        "libcudnn_ops_infer.so.8",
+    ):
+        assert "parts of two cuDNN releases" in (observed(said + "\n").get("cudnn-mismatch") or "")
+        assert findings(matrix, said + "\n").get("SC301") is Severity.ERROR, said
+    said = (
+        "Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/cuda/lib64/libnvrtc.so: "
+        "undefined symbol: nvrtcGetCUBIN\n"
+    )
+    assert "cudnn-mismatch" not in observed(said)
+
+
+def test_a_gpu_too_old_for_torch_compiles_triton(matrix: Matrix) -> None:
+    """Inductor's refusal names the GPU and its capability (karpathy/nanoGPT#157), also where
+    dynamo logs it as a warning."""
+    for said in (
+        "RuntimeError: Found NVIDIA GeForce GTX 1080 which is too old to be supported by the "
+        "triton GPU compiler, which is used as the backend. Triton only supports devices of CUDA "
+        "Capability >= 7.0, but your device is of CUDA capability 6.1",
+        "[2024-06-18 19:45:55,713] torch._dynamo.convert_frame: [WARNING] RuntimeError: Found "
+        "NVIDIA GeForce GTX 1080 Ti which is too old to be supported by the triton GPU compiler, "
+        "which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, "
+        "but your device is of CUDA capability 6.1",
+    ):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        assert [g.compute_capability for g in snapshot.gpus.devices] == ["6.1"]
+        assert snapshot.gpus.devices[0].name.startswith("NVIDIA GeForce GTX 1080")
+        assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
+
+
+def test_limited_shared_memory_in_a_container_said(matrix: Matrix) -> None:
+    """A maintainer's 'limited shared memory in docker' (bytedance/Protenix#2) is SC501's; a
+    question or a denial is not."""
+    assert (
+        findings(matrix, "It is due to the limited shared memory in docker.\n").get("SC501")
+        is Severity.WARNING
+    )
+    for said in (
+        "Is it due to the limited shared memory in docker?",
+        "This is not due to limited shared memory in the container.",
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+        "shared memory (shm).",
+    ):
+        assert "shm-too-small" not in observed(said + "\n"), said
