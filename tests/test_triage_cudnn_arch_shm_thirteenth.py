@@ -198,3 +198,29 @@ def test_limited_shared_memory_in_a_container_said(matrix: Matrix) -> None:
         "shared memory (shm).",
     ):
         assert "shm-too-small" not in observed(said + "\n"), said
+
+
+def test_jax_outdated_cudnn(matrix: Matrix) -> None:
+    """JAX 0.4.26+'s version check (conda-forge/jax-feedstock#149) names a cuDNN older than it
+    supports."""
+    said = (
+        "CUDA backend failed to initialize: Unable to use CUDA because of the following issues "
+        "with CUDA components:\nOutdated cuDNN installation found.\nVersion JAX was built "
+        "against: 8907\nMinimum supported: 9100\nInstalled version: 8907\n"
+    )
+    assert findings(matrix, said).get("SC301") is Severity.ERROR
+
+
+def test_torchelastic_exit_code_of_sigbus(matrix: Matrix) -> None:
+    """torchelastic's `exitcode: -7` is SIGBUS (Megatron-LM#516): a crash in NCCL's frames is
+    SC502's; alone it is a crash noted, no finding; another signal (-11, SIGSEGV) is not read."""
+    failed = (
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -7) local_rank: 0 "
+        "(pid: 5275) of binary: /usr/bin/python\n"
+    )
+    assert observed(failed).get("process-crashed") == "bus error"
+    assert observed("  exitcode  : -7 (pid: 100)\n").get("process-crashed") == "bus error"
+    assert "process-crashed" not in observed("  exitcode  : -11 (pid: 6421)\n")
+    assert findings(matrix, failed) == {}
+    frames = " 1 0x000000000008170d ncclGroupEnd()  ???:0\n"
+    assert findings(matrix, frames + failed).get("SC502") is Severity.ERROR
