@@ -100,6 +100,7 @@ def test_pip_name_version_of_a_cpu_build(matrix: Matrix) -> None:
         "Successfully installed torch-2.6.0+cpu torchvision-0.21.0+cpu",
         "Requirement already satisfied: torch in c:\\app\\venv\\lib\\site-packages (2.6.0+cpu)",
         "Downloading torch-2.6.0+cpu-cp311-cp311-win_amd64.whl (204.1 MB)",
+        " + torch==2.6.0+cpu",
     ):
         torch = read_report(said + "\n", "pasted").snapshot.installations(ComponentName.TORCH)
         assert [t.properties.get("cpu_only") for t in torch] == ["yes"], said
