@@ -225,3 +225,40 @@ def test_torchelastic_exit_code_of_sigbus(matrix: Matrix) -> None:
     assert findings(matrix, failed) == {}
     frames = " 1 0x000000000008170d ncclGroupEnd()  ???:0\n"
     assert findings(matrix, frames + failed).get("SC502") is Severity.ERROR
+
+
+def _torch_builds(text: str) -> list[tuple[str | None, str | None]]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [
+        (t.version, t.properties.get("cpu_only"))
+        for t in snapshot.installations(ComponentName.TORCH)
+    ]
+
+
+def test_build_attributes_said_of_a_cpu_build(matrix: Matrix) -> None:
+    """`torch.__version__` said to be a +cpu version, `torch.version.cuda` said to be None
+    (pytorch/pytorch#19128) state a CPU-only build; a condition, a negation or an assert does
+    not (neither here nor where a value follows the expression on its line); beside an NVIDIA
+    GPU it is SC201."""
+    assert _torch_builds("`torch.__version__` returns '2.0.1+cpu'\n") == [("2.0.1+cpu", "yes")]
+    said = (
+        "Compiling PyTorch from sources (487388d8) ends up with torch.version.cuda = None "
+        "leading to errors when trying to import apex: \n"
+    )
+    assert _torch_builds(said) == [(None, "yes")]
+    for said in (
+        "If torch.version.cuda is None, install the CUDA wheel.",
+        "torch.version.cuda is not None",
+        "assert torch.version.cuda is None",
+        "if torch.version.cuda is None:",
+    ):
+        assert all(cpu is None for _, cpu in _torch_builds(said + "\n")), said
+    gpu = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)\n"
+    assert findings(matrix, gpu + "torch.__version__ is 2.1.0+cpu\n").get("SC201") is Severity.ERROR
+
+
+def test_an_install_that_had_put_the_cpu_build_in_place(matrix: Matrix) -> None:
+    """'pip had installed the CPU-only version of torch' is said like 'pip installed ...'."""
+    said = "It turned out pip had installed the CPU-only version of torch.\n"
+    assert findings(matrix, said).get("SC201") is Severity.ERROR
+    assert "torch-cpu-only" not in observed("Has pip installed the CPU-only version of torch?\n")

@@ -183,7 +183,10 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         return GpuHealthFact(line, health, [line])
     if kind == "torch-cpu":
         # a PyTorch release known to be a CPU build by where it came from (`value`: its version)
-        torch = ComponentFact(line, ComponentName.TORCH, version=value, python_env=REPORTED_ENV)
+        # (no version where the text names the build only: `torch.version.cuda` is None)
+        torch = ComponentFact(
+            line, ComponentName.TORCH, version=value or None, python_env=REPORTED_ENV
+        )
         torch.properties["cpu_only"] = "yes"
         return torch
     if kind == "efa-installer":
