@@ -262,3 +262,40 @@ def test_an_install_that_had_put_the_cpu_build_in_place(matrix: Matrix) -> None:
     said = "It turned out pip had installed the CPU-only version of torch.\n"
     assert findings(matrix, said).get("SC201") is Severity.ERROR
     assert "torch-cpu-only" not in observed("Has pip installed the CPU-only version of torch?\n")
+
+
+def test_two_cudnn_installations_said(matrix: Matrix) -> None:
+    """A maintainer's 'two conflicting cudnn installations, system-level and venv-level'
+    (MahmoudAshraf97/whisper-diarization#343) names cuDNN's mix; a denial or a question not."""
+    for said in (
+        "sometimes this error means that there are two conflicting cudnn installations, "
+        "system-level and venv-level",
+        "I had two cuDNN installations: one from pip and one system-wide.",
+    ):
+        assert findings(matrix, said + "\n").get("SC301") is Severity.ERROR, said
+    for said in (
+        "I don't have two cudnn installations.",
+        "Do I have two cuDNN versions installed?",
+        "There are no conflicting cuDNN installations here.",
+    ):
+        assert "cudnn-mismatch" not in observed(said + "\n"), said
+
+
+def test_pytorch_said_to_lack_an_sm(matrix: Matrix) -> None:
+    """A build said not to support an sm_ (lllyasviel/FramePack#550), actively or passively; a
+    question, a condition or a statement that it is supported is not read."""
+    for said in (
+        "As of May 2025, the NVIDIA GeForce RTX 5090 (CUDA compute capability sm_120) is not "
+        "officially supported by any released PyTorch builds (including both stable and nightly "
+        "wheels).",
+        "PyTorch 2.6 does not support the RTX 5090 (sm_120); you need the cu128 build.",
+        "The stable torch doesn't support sm_120 yet, please use the nightly build.",
+    ):
+        assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
+    for said in (
+        "Does torch 2.5 support sm_120?",
+        "If torch does not support sm_120, the kernel fails.",
+        "RTX 5090 (sm_120) is supported by torch 2.7 cu128.",
+        "PyTorch 2.7 supports sm_120, so upgrade.",
+    ):
+        assert "no-kernel-image" not in observed(said + "\n"), said
