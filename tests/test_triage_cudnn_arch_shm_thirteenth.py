@@ -299,3 +299,25 @@ def test_pytorch_said_to_lack_an_sm(matrix: Matrix) -> None:
         "PyTorch 2.7 supports sm_120, so upgrade.",
     ):
         assert "no-kernel-image" not in observed(said + "\n"), said
+
+
+def test_a_few_megabytes_of_shm_said(matrix: Matrix) -> None:
+    """/dev/shm's size said as a few megabytes (RobotLocomotion/spartan#369's '64 megs', Chinese
+    '默认shm是64M') is Docker's default named: advice alone, SC502's sign beside a dead worker;
+    gigabytes, a question or a denial are not read."""
+    for said in (
+        "running inside the Docker container, it appears the only available shared memory is "
+        "64 megs:",
+        "查了我的docker容器默认shm是64M，请问应该改为多少G才不会报这个错",  # noqa: RUF001 (as posted)
+        "which is caused by default small shared memory (64M) when docker starts container.",
+        "The container only has 64MB of shared memory.",
+    ):
+        assert "shm-default-stated" in observed(said + "\n"), said
+        assert findings(matrix, said + "\n").get("SC501") is Severity.INFO, said
+        assert findings(matrix, _WORKER_DIED + said + "\n").get("SC502") is Severity.WARNING
+    for said in (
+        "My /dev/shm is 64G so that's not the problem.",
+        "Is /dev/shm 64M in the container?",
+        "The shared memory is not 64MB here.",
+    ):
+        assert "shm-default-stated" not in observed(said + "\n"), said
