@@ -22,6 +22,22 @@ def observed(text: str) -> dict[str, str | None]:
     return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
 
 
+def reads(
+    matrix: Matrix,
+    rule: str,
+    severity: Severity,
+    read: tuple[str, ...],
+    kind: str,
+    not_read: tuple[str, ...],
+) -> None:
+    """Each line of ``read`` gets ``rule`` at ``severity``; none of ``not_read`` (questions,
+    conditions, denials) gives the observation ``kind``."""
+    for said in read:
+        assert findings(matrix, said + "\n").get(rule) is severity, said
+    for said in not_read:
+        assert kind not in observed(said + "\n"), said
+
+
 def test_cudnn_statuses_for_parts_of_two_releases_are_errors(matrix: Matrix) -> None:
     """cuDNN 9's sub-library statuses and 8.x's version check: the loaded cuDNN is not one
     release (pytorch/pytorch#188892, koharu-rs/koharu#694); another status names no stack fault."""
@@ -111,19 +127,23 @@ def test_pip_name_version_of_a_cpu_build(matrix: Matrix) -> None:
 def test_a_setup_that_fell_back_to_the_cpu_build(matrix: Matrix) -> None:
     """An installer that fell back to the CPU wheel named by its version (stemdeckapp/stemdeck#644)
     is PyTorch's own verdict; a fallback to the CPU *device*, a question or a condition is not."""
-    for said in (
-        "As a result, the application purges local environments and falls back to "
-        "`torch-2.6.0+cpu`, preventing native utilization of discrete GPUs.",
-        "The setup then reverted to torch==2.5.1+cpu.",
-        "It restored torch-2.6.0+cpu after the CUDA wheel failed.",
-    ):
-        assert findings(matrix, said + "\n").get("SC201") is Severity.ERROR, said
-    for said in (
-        "The CUDA path is silently falling back to CPU after a failed torch installation.",
-        "Why does it fall back to torch-2.6.0+cpu?",
-        "If the download fails, the setup falls back to torch-2.6.0+cpu.",
-    ):
-        assert "torch-cpu-only" not in observed(said + "\n"), said
+    reads(
+        matrix,
+        "SC201",
+        Severity.ERROR,
+        (
+            "As a result, the application purges local environments and falls back to "
+            "`torch-2.6.0+cpu`, preventing native utilization of discrete GPUs.",
+            "The setup then reverted to torch==2.5.1+cpu.",
+            "It restored torch-2.6.0+cpu after the CUDA wheel failed.",
+        ),
+        "torch-cpu-only",
+        (
+            "The CUDA path is silently falling back to CPU after a failed torch installation.",
+            "Why does it fall back to torch-2.6.0+cpu?",
+            "If the download fails, the setup falls back to torch-2.6.0+cpu.",
+        ),
+    )
 
 
 _WORKER_DIED = "RuntimeError: DataLoader worker (pid(s) 76) exited unexpectedly\n"
@@ -267,38 +287,46 @@ def test_an_install_that_had_put_the_cpu_build_in_place(matrix: Matrix) -> None:
 def test_two_cudnn_installations_said(matrix: Matrix) -> None:
     """A maintainer's 'two conflicting cudnn installations, system-level and venv-level'
     (MahmoudAshraf97/whisper-diarization#343) names cuDNN's mix; a denial or a question not."""
-    for said in (
-        "sometimes this error means that there are two conflicting cudnn installations, "
-        "system-level and venv-level",
-        "I had two cuDNN installations: one from pip and one system-wide.",
-    ):
-        assert findings(matrix, said + "\n").get("SC301") is Severity.ERROR, said
-    for said in (
-        "I don't have two cudnn installations.",
-        "Do I have two cuDNN versions installed?",
-        "There are no conflicting cuDNN installations here.",
-    ):
-        assert "cudnn-mismatch" not in observed(said + "\n"), said
+    reads(
+        matrix,
+        "SC301",
+        Severity.ERROR,
+        (
+            "sometimes this error means that there are two conflicting cudnn installations, "
+            "system-level and venv-level",
+            "I had two cuDNN installations: one from pip and one system-wide.",
+        ),
+        "cudnn-mismatch",
+        (
+            "I don't have two cudnn installations.",
+            "Do I have two cuDNN versions installed?",
+            "There are no conflicting cuDNN installations here.",
+        ),
+    )
 
 
 def test_pytorch_said_to_lack_an_sm(matrix: Matrix) -> None:
     """A build said not to support an sm_ (lllyasviel/FramePack#550), actively or passively; a
     question, a condition or a statement that it is supported is not read."""
-    for said in (
-        "As of May 2025, the NVIDIA GeForce RTX 5090 (CUDA compute capability sm_120) is not "
-        "officially supported by any released PyTorch builds (including both stable and nightly "
-        "wheels).",
-        "PyTorch 2.6 does not support the RTX 5090 (sm_120); you need the cu128 build.",
-        "The stable torch doesn't support sm_120 yet, please use the nightly build.",
-    ):
-        assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
-    for said in (
-        "Does torch 2.5 support sm_120?",
-        "If torch does not support sm_120, the kernel fails.",
-        "RTX 5090 (sm_120) is supported by torch 2.7 cu128.",
-        "PyTorch 2.7 supports sm_120, so upgrade.",
-    ):
-        assert "no-kernel-image" not in observed(said + "\n"), said
+    reads(
+        matrix,
+        "SC202",
+        Severity.ERROR,
+        (
+            "As of May 2025, the NVIDIA GeForce RTX 5090 (CUDA compute capability sm_120) is not "
+            "officially supported by any released PyTorch builds (including both stable and "
+            "nightly wheels).",
+            "PyTorch 2.6 does not support the RTX 5090 (sm_120); you need the cu128 build.",
+            "The stable torch doesn't support sm_120 yet, please use the nightly build.",
+        ),
+        "no-kernel-image",
+        (
+            "Does torch 2.5 support sm_120?",
+            "If torch does not support sm_120, the kernel fails.",
+            "RTX 5090 (sm_120) is supported by torch 2.7 cu128.",
+            "PyTorch 2.7 supports sm_120, so upgrade.",
+        ),
+    )
 
 
 def test_a_few_megabytes_of_shm_said(matrix: Matrix) -> None:
