@@ -349,3 +349,20 @@ def test_a_few_megabytes_of_shm_said(matrix: Matrix) -> None:
         "The shared memory is not 64MB here.",
     ):
         assert "shm-default-stated" not in observed(said + "\n"), said
+
+
+def test_a_message_cut_by_a_wrap_is_not_read_up_to_the_cut() -> None:
+    """A CUDA error's name read only up to a browser's wrap ('CUDA error: invalid' then 'device
+    ordinal Any idea why?') is no error of its own; a tool's deeper-indented next line (ggml's
+    '  current device: 0, ...') is no wrap."""
+    wrapped = (
+        "When I run the job it fails with this message: RuntimeError: CUDA error: invalid\n"
+        "device ordinal Any idea why?\n"
+    )
+    seen = observed(wrapped)
+    assert "invalid-device-ordinal" in seen and "cuda-error" not in seen
+    ggml = (
+        "2025-03-07 10:00:00 ERROR CUDA error: an illegal memory access was encountered\n"
+        "  current device: 0, in function ggml_cuda_compute_forward at ggml-cuda.cu:2325\n"
+    )
+    assert observed(ggml).get("cuda-error") == "an illegal memory access was encountered"
