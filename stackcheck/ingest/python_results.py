@@ -94,9 +94,16 @@ def _fact(expression: str, line: Line, value: str) -> Fact | None:
     return None
 
 
+# Code or advice that names a value without telling it: "if torch.version.cuda is None:",
+# "assert torch.version.cuda is None", "torch.version.cuda is not None".
+_NOT_TOLD = re.compile(r"\b(?:if|elif|assert|whether|unless)\b|\bis not\b|!=", re.IGNORECASE)
+
+
 def _values_on(line: Line, expressions: list[str]) -> tuple[Line, list[str]] | None:
     """Values told on the expression's own line ("print(torch.cuda.nccl.version())" in
     Terminal, I can see (2, 10, 3)), where each expression has exactly one."""
+    if _NOT_TOLD.search(line.text) is not None:
+        return None
     last = 0
     for found in _EXPRESSION.finditer(line.text):
         last = found.end()

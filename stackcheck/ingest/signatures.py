@@ -183,7 +183,10 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         return GpuHealthFact(line, health, [line])
     if kind == "torch-cpu":
         # a PyTorch release known to be a CPU build by where it came from (`value`: its version)
-        torch = ComponentFact(line, ComponentName.TORCH, version=value, python_env=REPORTED_ENV)
+        # (no version where the text names the build only: `torch.version.cuda` is None)
+        torch = ComponentFact(
+            line, ComponentName.TORCH, version=value or None, python_env=REPORTED_ENV
+        )
         torch.properties["cpu_only"] = "yes"
         return torch
     if kind == "efa-installer":
@@ -369,6 +372,7 @@ def line_facts(line: Line) -> list[Fact]:
 
 
 WRAP_WINDOW = 3  # a browser or a mail client wraps a quoted message over two or three lines
+WRAP_MIN = 60  # a line this long may have been wrapped by a browser (as formats.base says it)
 
 
 def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
@@ -412,8 +416,33 @@ def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
                             spaced.update([key] if sep else [])
             chains = grown
         for sig, where, found in best.values():
+            if where is line and _cut_by_wrap(lines, start, sig, found):
+                continue
             facts.extend(sig.facts_for(where, found))
     return facts
+
+
+_CONTINUES = re.compile(r"^\s*[a-z0-9(]")  # the sentence goes on: no capital
+
+
+def _cut_by_wrap(lines: Sequence[Line], start: int, sig: Signature, found: re.Match[str]) -> bool:
+    """Whether a line's own match is a message cut by a wrap: it runs to the end of a long line,
+    the next line goes on with the sentence (no capital, no blank), and joined with it the message
+    no longer matches from the same place ('CUDA error: invalid' + 'device ordinal Any idea
+    why?': a name read only up to the cut)."""
+    line = lines[start]
+    text = line.text.rstrip()
+    if found.end() < len(text) or len(text) < WRAP_MIN or start + 1 >= len(lines):
+        return False
+    tail = lines[start + 1]
+    # (a line indented deeper is the tool's own next line: ggml's "  current device: 0, ...")
+    if tail.blank or _CONTINUES.match(tail.text) is None or _lead(tail.text) > _lead(line.text):
+        return False
+    joined = joined_line(line, tail, " ")
+    return not any(
+        other.id == sig.id and again.start() == found.start()
+        for other, again in _found(joined.text)
+    )
 
 
 def _lead(text: str) -> int:

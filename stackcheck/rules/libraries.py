@@ -48,7 +48,12 @@ class CudnnCudaMismatch(Rule):
         "Also reported from what processes print when they meet the wrong cuDNN: PyTorch's "
         "`cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked "
         "against (8, 0, 3)` (usually LD_LIBRARY_PATH putting another cuDNN first), or a library "
-        "built for one cuDNN major that finds only another.",
+        "built for one cuDNN major that finds only another; and cuDNN's own statuses for "
+        "parts of two releases mixed (`CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH`, "
+        "`CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED`, 8.x's `CUDNN_STATUS_VERSION_MISMATCH`: a "
+        "pip or bundled cuDNN 9 whose sub-libraries are partly resolved from a system-wide "
+        "one), or a process shown loading cuDNN libraries from two folders (`LD_DEBUG=libs`, "
+        "`ldd`).",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -81,8 +86,9 @@ class CudnnCudaMismatch(Rule):
         shadow = [path.evidence] if path is not None and "cudnn" in path.value.lower() else []
         for mismatch in ctx.snapshot.observations("cudnn-mismatch"):
             yield self.finding(
-                "The framework (PyTorch, TensorFlow, JAX) loaded a cuDNN other than the one it "
-                f"was built with ({mismatch.value}).",
+                "The process (PyTorch, TensorFlow, JAX, an application) loaded a cuDNN other "
+                "than the one it was built with, or parts of two cuDNN releases "
+                f"({mismatch.value}).",
                 [mismatch.evidence, *shadow],
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}

@@ -686,7 +686,7 @@ def cpu_stated(line: Line) -> list[Fact]:
 # Lightning-AI/pytorch-lightning#18968): a resolver (pip, conda) picked the CPU build.
 _CPU_BUILD_INSTALLED = re.compile(
     r"\b(?:(?:it|pip|conda|mamba|uv|poetry|this|that|which|lightning|setup|script)\s"
-    r"(?:also\s|then\s|just\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
+    r"(?:also\s|then\s|just\s|had\s|has\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
     r"cho(?:se|oses)|pick(?:s|ed)|resolv(?:es|ed)\sto)|ended\sup\swith|end\sup\swith|"
     r"(?:(?:replac(?:es|ed)|overwr(?:ites|ote))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?torch\b"
     r"(?:[^.?!]|\.(?=\w)){0,40}?\swith|"
