@@ -409,6 +409,7 @@ ObservationKind = Literal[
     "gpu-unschedulable",  # no node had the GPUs a pod asks for (value: the resource)
     "nccl-graph-capture-refused",  # NCCL refused a CUDA graph capture (built for CUDA < 11.3)
     "memlock-limits-conf",  # a limits.conf line raises memlock (PAM logins only, not containers)
+    "collective-named",  # the report names a collective the job runs (value: "alltoall")
 ]
 
 

@@ -1,0 +1,147 @@
+"""Triage of what reports say about NCCL's results and copies, GPUDirect RDMA and the fabric
+manager's version, independent of the report corpus. Every line is copied from the public thread
+named beside it (read 2026-12-03); a sentence written here to show what is *not* read says so."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f for f in report.findings}
+
+
+def observed(text: str, kind: str) -> list[str]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [o.value or "" for o in snapshot.observations(kind)]  # type: ignore[arg-type]
+
+
+def quiet(matrix: Matrix, texts: tuple[str, ...]) -> None:
+    """None of these texts gives a warning or an error."""
+    for text in texts:
+        loud = [f.id for f in findings(matrix, text).values() if f.severity >= Severity.WARNING]
+        assert not loud, (text, loud)
+
+
+# MiaAI-Lab/DeepSeek-v4.1-Flash-DGX-Sparks#10: an NCCL result quoted in a launcher's bug report.
+INVALID_USAGE = "[rank1]: NCCL error ... invalid usage ... ncclCommInitRank\n"
+# Lightning-AI/pytorch-lightning#8139 (healthy: a Lightning barrier bug): PyTorch 1.8's form.
+SYSTEM_ERROR = (
+    "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1614378062065/…/torch/lib/c10d/"
+    "ProcessGroupNCCL.cpp:825, unhandled system error, NCCL version 2.7.8\n"
+)
+# vllm-project/production-stack#276: PyTorch 2.x adds NCCL 2.13's hint to the string.
+SYSTEM_ERROR_HINT = (
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils"
+    ".hpp:317, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+)
+
+
+def test_nccl_result_strings_are_read_and_alone_name_no_layer(matrix: Matrix) -> None:
+    assert observed(INVALID_USAGE, "collective-failed") == ["invalid usage"]
+    assert observed(SYSTEM_ERROR, "collective-failed") == ["unhandled system error"]
+    assert observed(SYSTEM_ERROR_HINT, "collective-failed") == ["unhandled system error"]
+    quiet(matrix, (INVALID_USAGE, SYSTEM_ERROR, SYSTEM_ERROR_HINT))
+
+
+# pytorch/pytorch#42517 (sjeaugey): NCCL linked statically into a second library of torch.
+LINKED_TWICE = (
+    "When we enable alltoall, it seems we link NCCL statically in libtorch_python.so. So far, "
+    "NCCL was only in libtorch_cuda.so. \n"
+)
+
+
+def test_a_report_saying_nccl_is_in_two_libraries_is_two_copies(matrix: Matrix) -> None:
+    found = findings(matrix, LINKED_TWICE)["SC302"]
+    assert found.severity is Severity.WARNING
+    assert "two NCCL copies in one process" in found.message
+    # Other phrasings of the same statement (written here), and questions that are not one.
+    for said in (
+        "We found two copies of NCCL in the process.\n",
+        "NCCL is linked statically into both libtorch_cuda.so and libtorch_python.so.\n",
+        "It turns out NCCL was loaded twice.\n",
+        "So two versions of NCCL are loaded in one process.\n",
+    ):
+        assert "SC302" in findings(matrix, said), said
+    for asked in (
+        "Could there be two copies of NCCL?\n",
+        "To verify whether NCCL is duplicated or not, run nm on both libraries.\n",
+        "Make sure there are not two copies of NCCL on the path.\n",
+        "I tried two versions of NCCL, 2.18 and 2.19: both hang.\n",
+    ):
+        assert "SC302" not in findings(matrix, asked), asked
+
+
+# NVIDIA/nccl-tests#29: the fix that doubled inter-node all-reduce bandwidth.
+GDR_ENABLED_FIX = (
+    "- I enable the GPU Direct RDMA and the performance doubled, which I think is very awesome.\n"
+)
+
+
+def test_a_report_saying_gdr_was_off_is_gdr_not_used(matrix: Matrix) -> None:
+    found = findings(matrix, GDR_ENABLED_FIX)["SC431"]
+    assert found.severity is Severity.WARNING
+    for said in (  # written here: the plain statements of the same fact
+        "GPUDirect RDMA is not enabled on our IB nodes.\n",
+        "It seems GDR was disabled on the workers.\n",
+    ):
+        assert "SC431" in findings(matrix, said), said
+    # NVIDIA/nccl-tests#252: a shell line that prints either answer states neither.
+    probe = (
+        '$ test -e /sys/kernel/mm/memory_peers/nv_mem/version && echo "GDR is enabled" || echo '
+        '"GDR is not enabled"\n'
+    )
+    quiet(
+        matrix,
+        (
+            probe,
+            "Make sure GPUDirect RDMA is enabled.\n",  # written here: advice, not a state
+            "GPUDirect RDMA is enabled and working.\n",  # written here
+        ),
+    )
+
+
+# dstackai/dstack#2355: a package pin let the driver outrun the fabric manager (wrapped prose).
+FM_PINNED = """\
+This could lead to a version mismatch when a newer
+driver version is installed while Fabric Manager
+is pinned to an older version.
+"""
+
+
+def test_a_report_saying_fabric_manager_and_driver_differ(matrix: Matrix) -> None:
+    found = findings(matrix, FM_PINNED)["SC522"]
+    assert found.severity is Severity.ERROR
+    assert "stated: version mismatch" in found.message
+    said = "nvidia-fabricmanager 535.154.05 does not match the 535.183.01 driver.\n"  # written here
+    assert "SC522" in findings(matrix, said)
+    quiet(
+        matrix,
+        (
+            "Make sure the fabric manager version matches the driver version.\n",  # written here
+            "Check whether there is a version mismatch between driver and fabric manager.\n",
+        ),
+    )
+
+
+# horovod/horovod#2601: NCCL 2.8.3's alltoall hang, fixed in 2.8.4.
+HOROVOD = """\
+6. NCCL version: 2.8.3-1+cuda11.0
+Our custom TensorFlow code that makes use of `hvd.alltoall()` and `hvd.allreduce()` tends to hang \
+indefinitely in one of the first training steps, we can reproduce it easily running on four local \
+GPUs.
+"""
+
+
+def test_an_alltoall_hang_on_nccl_283_is_its_known_issue(matrix: Matrix) -> None:
+    found = findings(matrix, HOROVOD)["SC311"]
+    assert found.severity is Severity.WARNING
+    assert "2.8.4" in found.message
+    # The fixed release, and a hang in another collective on the same release, are not it.
+    assert "SC311" not in findings(matrix, HOROVOD.replace("2.8.3-1", "2.8.4-1"))
+    other = HOROVOD.replace("`hvd.alltoall()` and ", "")
+    assert "SC311" not in findings(matrix, other)
