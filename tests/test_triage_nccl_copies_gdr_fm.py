@@ -145,3 +145,28 @@ def test_an_alltoall_hang_on_nccl_283_is_its_known_issue(matrix: Matrix) -> None
     assert "SC311" not in findings(matrix, HOROVOD.replace("2.8.3-1", "2.8.4-1"))
     other = HOROVOD.replace("`hvd.alltoall()` and ", "")
     assert "SC311" not in findings(matrix, other)
+
+
+# cupy/cupy#8354: CuPy's wheel preloads its pinned NCCL; the report says what that breaks.
+CUPY_PRELOAD = """\
+       480:	find library=libnccl.so.2.16.2 [0]; searching
+This causes issues when using other packages that requires a different version of NCCL. \
+See relevant discussion [here](https://github.com/rapidsai/cugraph/issues/4465).
+"""
+
+
+def test_a_preloaded_nccl_that_another_package_cannot_use_warns(matrix: Matrix) -> None:
+    warned = [
+        f
+        for f in check(read_report(CUPY_PRELOAD, "pasted").snapshot, matrix).findings
+        if f.id == "SC302" and f.severity is Severity.WARNING
+    ]
+    assert warned and "needs another NCCL" in warned[0].message
+    # The preload alone stays advice; a question, or no conflict, says nothing (written here).
+    alone = CUPY_PRELOAD.splitlines()[0] + "\n"
+    assert findings(matrix, alone)["SC302"].severity is Severity.INFO
+    for text in (
+        "Does torch require a different version of NCCL?\n",
+        "There is no NCCL version conflict here.\n",
+    ):
+        assert "SC302" not in findings(matrix, text), text
