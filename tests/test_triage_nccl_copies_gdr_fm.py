@@ -8,6 +8,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Finding, Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 
 
 def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
@@ -170,3 +171,30 @@ def test_a_preloaded_nccl_that_another_package_cannot_use_warns(matrix: Matrix) 
         "There is no NCCL version conflict here.\n",
     ):
         assert "SC302" not in findings(matrix, text), text
+
+
+# ubuntuforums.org/showthread.php?t=2494273 (MAFoElffen, 2024-01-11): apt names the upgrade in
+# the bracket; the line is still an installed package.
+APT_UPGRADABLE = (
+    "nvidia-driver-535/jammy-security,now 535.129.03-0ubuntu0.22.04.1 amd64 "
+    "[installed,upgradable to: 535.146.02-0ubuntu0.22.04.1]\n"
+)
+
+
+def test_apt_list_reads_an_installed_package_that_has_an_upgrade() -> None:
+    snapshot = read_report("Listing... Done\n" + APT_UPGRADABLE, "pasted").snapshot
+    drivers = snapshot.installations(ComponentName.DRIVER)
+    assert [d.version for d in drivers] == ["535.129.03"]
+
+
+def test_the_fabric_manager_rpm_of_rhel_and_amazon_linux_is_read(matrix: Matrix) -> None:
+    # Written here from the package names NVIDIA/yum-packaging-fabric-manager builds and AWS
+    # ParallelCluster's cookbook installs (nvidia-fabric-manager-<version>-1.x86_64 on RHEL,
+    # CentOS 7, Amazon Linux 2), as `rpm -qa` prints them beside the driver's.
+    listing = (
+        "nvidia-driver-cuda-550.127.05-1.el8.x86_64\nnvidia-fabric-manager-550.90.07-1.x86_64\n"
+    )
+    found = findings(matrix, listing)["SC522"]
+    assert "550.90.07" in found.message and "550.127.05" in found.message
+    same = listing.replace("550.90.07", "550.127.05")
+    assert "SC522" not in findings(matrix, same)
