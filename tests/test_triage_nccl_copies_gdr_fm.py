@@ -198,3 +198,15 @@ def test_the_fabric_manager_rpm_of_rhel_and_amazon_linux_is_read(matrix: Matrix)
     assert "550.90.07" in found.message and "550.127.05" in found.message
     same = listing.replace("550.90.07", "550.127.05")
     assert "SC522" not in findings(matrix, same)
+
+
+def test_other_phrasings_of_gdr_off_and_a_fabric_manager_mismatch(matrix: Matrix) -> None:
+    # Written here: the same facts as other reports put them, in English and in Chinese.
+    for text, rule_id in (
+        ("The driver and fabric manager versions differ after the upgrade.\n", "SC522"),
+        ("fabricmanager version mismatch with the new driver\n", "SC522"),
+        ("升级后 fabricmanager 版本与驱动版本不一致\n", "SC522"),
+        ("排查后发现 GDR 未开启，带宽只有一半\n", "SC431"),
+    ):
+        assert rule_id in findings(matrix, text), text
+    quiet(matrix, ("请确保 fabricmanager 版本与驱动版本一致\n", "GDR 是否未开启？\n"))
