@@ -206,7 +206,8 @@ def test_other_phrasings_of_gdr_off_and_a_fabric_manager_mismatch(matrix: Matrix
         ("The driver and fabric manager versions differ after the upgrade.\n", "SC522"),
         ("fabricmanager version mismatch with the new driver\n", "SC522"),
         ("升级后 fabricmanager 版本与驱动版本不一致\n", "SC522"),
-        ("排查后发现 GDR 未开启，带宽只有一半\n", "SC431"),
+        ("排查后发现 GDR 未开启，带宽只有一半\n", "SC431"),  # noqa: RUF001
     ):
         assert rule_id in findings(matrix, text), text
-    quiet(matrix, ("请确保 fabricmanager 版本与驱动版本一致\n", "GDR 是否未开启？\n"))
+    asked = "GDR 是否未开启？\n"  # noqa: RUF001
+    quiet(matrix, ("请确保 fabricmanager 版本与驱动版本一致\n", asked))
