@@ -211,3 +211,33 @@ def test_other_phrasings_of_gdr_off_and_a_fabric_manager_mismatch(matrix: Matrix
         assert rule_id in findings(matrix, text), text
     asked = "GDR 是否未开启？\n"  # noqa: RUF001
     quiet(matrix, ("请确保 fabricmanager 版本与驱动版本一致\n", asked))
+
+
+def test_an_alltoall_hang_on_nccl_2_12_to_2_18_0_is_the_alltoallv_fix_of_2_18_1(
+    matrix: Matrix,
+) -> None:
+    # The horovod#2601 lines with the NCCL of NVIDIA/nccl#788's report (2.16.5) written in.
+    on_2165 = HOROVOD.replace("2.8.3-1+cuda11.0", "2.16.5-1+cuda11.8")
+    found = findings(matrix, on_2165)["SC311"]
+    assert "2.18.1" in found.message
+    assert "SC311" not in findings(matrix, HOROVOD.replace("2.8.3-1+cuda11.0", "2.18.1-1+cuda12.1"))
+
+
+def test_a_hang_on_h100_with_nccl_2_15_1_is_the_ll128_hang_2_15_5_worked_around(
+    matrix: Matrix,
+) -> None:
+    # Written here: NCCL's own version line, an H100 as nvidia-smi -L names it, and a hang.
+    text = (
+        "host:1:1 [0] NCCL INFO NCCL version 2.15.1+cuda11.8\n"
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-6d2c2d2a-1b7c-4a0e-9a57-0e6c5c0f1a11)\n"
+        "The job hangs after the first all-reduce.\n"
+    )
+    assert any("2.15.5" in f.message for f in sc311(matrix, text))
+    on_a100 = text.replace("H100 80GB HBM3", "A100-SXM4-80GB")
+    assert not any("2.15.5" in f.message for f in sc311(matrix, on_a100))
+
+
+def sc311(matrix: Matrix, text: str) -> list[Finding]:
+    """Every known issue SC311 reports (one finding each)."""
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return [f for f in report.findings if f.id == "SC311"]
