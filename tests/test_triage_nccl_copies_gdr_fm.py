@@ -241,3 +241,21 @@ def sc311(matrix: Matrix, text: str) -> list[Finding]:
     """Every known issue SC311 reports (one finding each)."""
     report = check(read_report(text, "pasted").snapshot, matrix)
     return [f for f in report.findings if f.id == "SC311"]
+
+
+# orimanabu/zenndocs articles/try-rhel-with-nvidia-gpu.md (p5.48xlarge on RHEL 9): the fabric's
+# section of `nvidia-smi -q`, alone, before and after the fabric manager was started.
+FABRIC_GREP = """\
+$ nvidia-smi -q -i 0 | grep -A 2 '^ *Fabric'
+    Fabric
+        State                             : In Progress
+        Status                            : N/A
+"""
+
+
+def test_the_fabric_section_of_nvidia_smi_q_is_read_alone(matrix: Matrix) -> None:
+    found = findings(matrix, FABRIC_GREP)["SC521"]
+    assert "In Progress" in found.message
+    done = FABRIC_GREP.replace("In Progress", "Completed").replace("N/A", "Success")
+    assert observed(done, "fabric-state") == ["Completed"]
+    assert "SC521" not in findings(matrix, done)
