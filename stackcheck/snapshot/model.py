@@ -413,6 +413,7 @@ ObservationKind = Literal[
     "memlock-ruled-out",  # the report says the locked-memory limit was checked and is not the cause
     "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
     "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
+    "collective-named",  # the report names a collective the job runs (value: "alltoall")
 ]
 
 

@@ -2,7 +2,7 @@
 
 Besides versions and product names it shows the NVLink fabric's state on NVSwitch systems
 (``Fabric`` / ``State : Completed``), which stays ``In Progress`` while the fabric manager has
-not initialised the fabric.
+not initialised the fabric; that section is read on its own too, as ``grep -A 2 Fabric`` pastes it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ _HEADER = re.compile(r"^(?:GPU [0-9A-Fa-f:.]{4,20}|[A-Z][\w ()/.-]{0,60})$")  # 
 class NvidiaSmiQuery(Format):
     name = "nvidia_smi_q"
     title = "nvidia-smi -q"
-    anchor = re.compile(r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:")
+    # The fabric's section alone opens too: NVIDIA's guides check the fabric with
+    # `nvidia-smi -q -i 0 | grep -A 2 Fabric`, which prints only "Fabric", "State", "Status".
+    anchor = re.compile(r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:|^\s{0,8}Fabric\s*$")
     member = None
     blank_ok = True
 

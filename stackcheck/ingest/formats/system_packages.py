@@ -2,8 +2,8 @@
 
 A package's name and version say which NCCL, cuDNN, driver, fabric manager or CUDA runtime the
 system holds (``libnccl2 2.18.3-1+cuda12.2``, ``libnccl-2.9.9-1+cuda11.3.x86_64``,
-``nvidia-fabricmanager-550 550.90.07-1``). Removed packages (``rc``) and ones never installed
-(``un``) say nothing.
+``nvidia-fabricmanager-550 550.90.07-1``, ``nvidia-fabric-manager-550.90.07-1.x86_64``).
+Removed packages (``rc``) and ones never installed (``un``) say nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ _DPKG = re.compile(
     rf"^\s*([ihrpuU][iUcHFWtn])\s+([a-z0-9][\w+.-]{{0,100}}?)(?::\w{{1,10}})?\s+(\S{{1,80}})\s+{_ARCH}\b"
 )
 _APT = re.compile(
-    rf"^\s*([a-z0-9][\w+.-]{{0,100}})/\S{{0,80}}\s+(\S{{1,80}})\s+{_ARCH}(?:\s+\[([\w,-]{{0,80}})\])?"
+    # the bracket may name an upgrade: [installed,upgradable to: 535.183.01-1]
+    rf"^\s*([a-z0-9][\w+.-]{{0,100}})/\S{{0,80}}\s+(\S{{1,80}})\s+{_ARCH}(?:\s+\[([^\]]{{0,120}})\])?"
 )
 _RPM = re.compile(
     rf"^\s*([A-Za-z][\w+.-]{{0,100}}?)-(\d[\w.+~]{{0,40}})-([\w.+~]{{1,60}})\.{_ARCH}\s*$"
@@ -50,7 +51,11 @@ _PACKAGES = (
         re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
     ),
     (
-        re.compile(r"^(?:nvidia-fabricmanager|cuda-drivers-fabricmanager)(?:-\d{3})?$"),
+        # Ubuntu's and NVIDIA's deb names, then the RPM of RHEL, CentOS and Amazon Linux
+        # (nvidia-fabric-manager-550.90.07-1.x86_64; NVIDIA/yum-packaging-fabric-manager)
+        re.compile(
+            r"^(?:nvidia-fabricmanager|cuda-drivers-fabricmanager|nvidia-fabric-manager)(?:-\d{3})?$"
+        ),
         ComponentName.FABRIC_MANAGER,
         re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
     ),
