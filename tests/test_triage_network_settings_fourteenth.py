@@ -1,0 +1,95 @@
+"""Triage readings of the fourteenth pass on cuDNN, the fabric manager and CUDA settings: a
+library built against one cuDNN running on another (TensorRT's two message forms and reports'
+words), systemd saying the fabric manager's unit is not installed (status, start, enable and
+SysV's service), and FSDP named by a config or a sentence next to CUDA_DEVICE_MAX_CONNECTIONS=1.
+Texts from the corpus reports cited in tests/data/reports and the other shapes the same
+programs print."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def observed(text: str) -> dict[str, str | None]:
+    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
+
+
+def test_a_library_built_against_another_cudnn_is_an_error(matrix: Matrix) -> None:
+    """TensorRT 5-7 ('compiled against ... but is linked against'), TensorRT 8+ ('linked
+    against ... but loaded') and a report's sentence with a package's version (Megatron-Bridge
+    #5993): SC301; one version on both sides, a question or a condition: nothing."""
+    for said in (
+        "WARNING: TensorRT was compiled against cuDNN 7.5.0 but is linked against cuDNN 7.0.5. "
+        "This mismatch may potentially cause undefined behavior.",
+        "[W] [TRT] TensorRT was linked against cuDNN 8.6.0 but loaded cuDNN 8.4.1",
+        "PyTorch 2.13.0a0+nv26.6 was compiled against cuDNN **9.23.0**, but the image ships only "
+        "the system package libcudnn9-cuda-13 9.21.1 and no pip-bundled nvidia-cudnn-cu13.",
+    ):
+        assert findings(matrix, said + "\n").get("SC301") is Severity.ERROR, said
+    assert observed("[W] [TRT] TensorRT was linked against cuDNN 8.6.0 but loaded cuDNN 8.4.1\n")[
+        "cudnn-mismatch"
+    ] == ("built against 8.6.0, loaded 8.4.1")
+    for said in (
+        "TensorRT was linked against cuDNN 8.6.0 but loaded cuDNN 8.6.0",
+        "Is it a problem if TensorRT was compiled against cuDNN 7.5.0 but linked against 7.0.5?",
+        "Make sure that the app built against cuDNN 8.9 but running on cuDNN 8.6 is not used.",
+    ):
+        assert "cudnn-mismatch" not in observed(said + "\n"), said
+
+
+def test_the_fabric_managers_unit_not_installed_is_read(matrix: Matrix) -> None:
+    """systemctl's words for a unit that is not installed (NVIDIA/gpu-operator#286): the fabric
+    manager is down; a warning where nothing shows NVSwitches. Another unit: nothing."""
+    for said in (
+        "Unit nvidia-fabricmanager.service could not be found.",
+        "Failed to start nvidia-fabricmanager.service: Unit nvidia-fabricmanager.service not "
+        "found.",
+        "Failed to restart nvidia-fabricmanager.service: Unit not found.",
+        "Failed to enable unit: Unit file nvidia-fabricmanager.service does not exist.",
+        "nvidia-fabricmanager: unrecognized service",
+    ):
+        assert "fabric-manager-down" in observed(said + "\n"), said
+        assert findings(matrix, said + "\n").get("SC521") is Severity.WARNING, said
+    for said in (
+        "Unit nvidia-persistenced.service could not be found.",
+        "Failed to start nvidia-fabricmanager.service: Unit is masked.",
+    ):
+        assert "fabric-manager-down" not in observed(said + "\n"), said
+
+
+_RAY_ENV = """\
+The workload uses Torch FSDP2 with:
+
+```yaml
+actor_rollout_ref:
+  actor:
+    strategy: fsdp2
+```
+
+the pinned verl revision sets `CUDA_DEVICE_MAX_CONNECTIONS=1` in the Ray runtime environment.
+"""
+
+
+def test_fsdp_named_next_to_one_device_connection_is_a_warning(matrix: Matrix) -> None:
+    """verl-omni#421: FSDP2 named by its config and a sentence, CUDA_DEVICE_MAX_CONNECTIONS=1
+    set: SC607. The setting alone (Megatron's TP needs it), or FSDP denied: nothing."""
+    assert findings(matrix, _RAY_ENV).get("SC607") is Severity.WARNING
+    for said in (
+        "model = FullyShardedDataParallel(model)  # CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "fully_shard(block) for each layer; export CUDA_DEVICE_MAX_CONNECTIONS=1",
+    ):
+        assert findings(matrix, said + "\n").get("SC607") is Severity.WARNING, said
+    for said in (
+        "export CUDA_DEVICE_MAX_CONNECTIONS=1 for Megatron tensor parallelism",
+        "We train without FSDP, with CUDA_DEVICE_MAX_CONNECTIONS=1 for TP.",
+    ):
+        assert "SC607" not in findings(matrix, said + "\n"), said
+    assert "fsdp-named" not in observed("a checkout under 3.test_cases/pt_fsdp_lib\n")
