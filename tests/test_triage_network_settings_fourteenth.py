@@ -93,3 +93,48 @@ def test_fsdp_named_next_to_one_device_connection_is_a_warning(matrix: Matrix) -
     ):
         assert "SC607" not in findings(matrix, said + "\n"), said
     assert "fsdp-named" not in observed("a checkout under 3.test_cases/pt_fsdp_lib\n")
+
+
+def test_no_efa_resource_for_a_pod_is_a_warning(matrix: Matrix) -> None:
+    """The scheduler's 'Insufficient vpc.amazonaws.com/efa' and a node said not to advertise
+    the resource (aws/eks-charts#1358): SC411 as a warning; a question or a condition: nothing."""
+    for said in (
+        "Warning  FailedScheduling  0/2 nodes are available: 2 Insufficient "
+        "vpc.amazonaws.com/efa. preemption: 0/2 nodes are available",
+        "Observe that the node does not advertise `vpc.amazonaws.com/efa`.",
+        "there is no vpc.amazonaws.com/efa resource on the p5 nodes",
+    ):
+        assert findings(matrix, said + "\n").get("SC411") is Severity.WARNING, said
+    for said in (
+        "Why does the node not advertise vpc.amazonaws.com/efa?",
+        "If the node does not advertise vpc.amazonaws.com/efa, install the device plugin.",
+        "resources: limits: vpc.amazonaws.com/efa: 4",
+    ):
+        assert "efa-resource-missing" not in observed(said + "\n"), said
+
+
+_NO_PLUGIN = (
+    "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file "
+    "or directory No plugin found (libnccl-net.so), using internal implementation\n"
+)
+
+
+def test_no_net_plugin_where_the_report_says_efa_is_used(matrix: Matrix) -> None:
+    """NCCL's 'No plugin found' beside a sentence that the job uses EFA (aws-parallelcluster
+    #6942): SC413 as a warning. Without such a sentence, or where it denies EFA, the line is
+    harmless (a single node, no EFA)."""
+    for said in (
+        "NCCL test has been able to use EFA on AL2023",
+        "We run NCCL over EFA on two p4d nodes.",
+        "the cluster is EFA-enabled",
+    ):
+        got = findings(matrix, said + "\n\n" + _NO_PLUGIN).get("SC413")
+        assert got is Severity.WARNING, said
+    assert "SC413" not in findings(matrix, _NO_PLUGIN)
+    for said in (
+        "We do not use EFA on these nodes.",
+        "EFA disabled on the queue; using EFA is not possible on g4dn.xlarge",
+        "Should I use EFA here?",
+    ):
+        assert "efa-use-stated" not in observed(said + "\n"), said
+        assert "SC413" not in findings(matrix, said + "\n\n" + _NO_PLUGIN), said
