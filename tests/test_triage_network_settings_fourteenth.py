@@ -138,3 +138,22 @@ def test_no_net_plugin_where_the_report_says_efa_is_used(matrix: Matrix) -> None
     ):
         assert "efa-use-stated" not in observed(said + "\n"), said
         assert "SC413" not in findings(matrix, said + "\n\n" + _NO_PLUGIN), said
+
+
+def test_an_efa_installer_replaced_on_rocky_9_has_its_known_issue(matrix: Matrix) -> None:
+    """An EFA installer upgrade that names the release replaced states that release
+    (aws-parallelcluster-cookbook#2906); 1.38.0 on Rocky Linux 9 is a known issue (SC454). The
+    same release on another OS, or with no OS named: no finding."""
+    for said in (
+        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) to address issue on Rocky9.",
+        "bump EFA installer from 1.38.0 to 1.38.1 on Rocky Linux 9.5 compute nodes",
+    ):
+        assert findings(matrix, said + "\n").get("SC454") is Severity.ERROR, said
+    for said in (
+        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) on Ubuntu 22.04.",
+        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0).",
+        "We run Rocky 9 with EFA installer 1.38.1.",
+    ):
+        assert "SC454" not in findings(matrix, said + "\n"), said
+    # An OS named away from EFA is not a stack fact: it does not make a text recognised.
+    assert "os-named" not in observed("The desktop runs Ubuntu 22.04 with an RTX 3090.\n")
