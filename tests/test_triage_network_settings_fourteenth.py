@@ -55,12 +55,13 @@ def test_the_fabric_managers_unit_not_installed_is_read(matrix: Matrix) -> None:
         "Failed to restart nvidia-fabricmanager.service: Unit not found.",
         "Failed to enable unit: Unit file nvidia-fabricmanager.service does not exist.",
         "nvidia-fabricmanager: unrecognized service",
+        "Failed to start nvidia-fabricmanager.service: Unit nvidia-fabricmanager.service is masked.",
     ):
         assert "fabric-manager-down" in observed(said + "\n"), said
         assert findings(matrix, said + "\n").get("SC521") is Severity.WARNING, said
     for said in (
         "Unit nvidia-persistenced.service could not be found.",
-        "Failed to start nvidia-fabricmanager.service: Unit is masked.",
+        "Failed to start nvidia-dcgm.service: Unit nvidia-dcgm.service is masked.",
     ):
         assert "fabric-manager-down" not in observed(said + "\n"), said
 
