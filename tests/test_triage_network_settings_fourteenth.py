@@ -55,7 +55,8 @@ def test_the_fabric_managers_unit_not_installed_is_read(matrix: Matrix) -> None:
         "Failed to restart nvidia-fabricmanager.service: Unit not found.",
         "Failed to enable unit: Unit file nvidia-fabricmanager.service does not exist.",
         "nvidia-fabricmanager: unrecognized service",
-        "Failed to start nvidia-fabricmanager.service: Unit nvidia-fabricmanager.service is masked.",
+        "Failed to start nvidia-fabricmanager.service: Unit nvidia-fabricmanager.service is "
+        "masked.",
     ):
         assert "fabric-manager-down" in observed(said + "\n"), said
         assert findings(matrix, said + "\n").get("SC521") is Severity.WARNING, said
