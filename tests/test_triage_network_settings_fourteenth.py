@@ -7,19 +7,22 @@ programs print."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
-from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from tests import test_triage_cudnn_arch_shm_thirteenth as thirteenth
+
+findings = thirteenth.findings  # a report's findings by rule, and its observations by kind
+observed = thirteenth.observed
 
 
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def observed(text: str) -> dict[str, str | None]:
-    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
+def flagged(
+    matrix: Matrix, rule: str, severity: Severity, read: tuple[str, ...], clean: tuple[str, ...]
+) -> None:
+    """Each text of ``read`` gets ``rule`` at ``severity``; none of ``clean`` gets it."""
+    for said in read:
+        assert findings(matrix, said + "\n").get(rule) is severity, said
+    for said in clean:
+        assert rule not in findings(matrix, said + "\n"), said
 
 
 def test_a_library_built_against_another_cudnn_is_an_error(matrix: Matrix) -> None:
@@ -84,16 +87,19 @@ def test_fsdp_named_next_to_one_device_connection_is_a_warning(matrix: Matrix) -
     """verl-omni#421: FSDP2 named by its config and a sentence, CUDA_DEVICE_MAX_CONNECTIONS=1
     set: SC607. The setting alone (Megatron's TP needs it), or FSDP denied: nothing."""
     assert findings(matrix, _RAY_ENV).get("SC607") is Severity.WARNING
-    for said in (
-        "model = FullyShardedDataParallel(model)  # CUDA_DEVICE_MAX_CONNECTIONS=1",
-        "fully_shard(block) for each layer; export CUDA_DEVICE_MAX_CONNECTIONS=1",
-    ):
-        assert findings(matrix, said + "\n").get("SC607") is Severity.WARNING, said
-    for said in (
-        "export CUDA_DEVICE_MAX_CONNECTIONS=1 for Megatron tensor parallelism",
-        "We train without FSDP, with CUDA_DEVICE_MAX_CONNECTIONS=1 for TP.",
-    ):
-        assert "SC607" not in findings(matrix, said + "\n"), said
+    flagged(
+        matrix,
+        "SC607",
+        Severity.WARNING,
+        (
+            "model = FullyShardedDataParallel(model)  # CUDA_DEVICE_MAX_CONNECTIONS=1",
+            "fully_shard(block) for each layer; export CUDA_DEVICE_MAX_CONNECTIONS=1",
+        ),
+        (
+            "export CUDA_DEVICE_MAX_CONNECTIONS=1 for Megatron tensor parallelism",
+            "We train without FSDP, with CUDA_DEVICE_MAX_CONNECTIONS=1 for TP.",
+        ),
+    )
     assert "fsdp-named" not in observed("a checkout under 3.test_cases/pt_fsdp_lib\n")
 
 
@@ -146,17 +152,20 @@ def test_an_efa_installer_replaced_on_rocky_9_has_its_known_issue(matrix: Matrix
     """An EFA installer upgrade that names the release replaced states that release
     (aws-parallelcluster-cookbook#2906); 1.38.0 on Rocky Linux 9 is a known issue (SC454). The
     same release on another OS, or with no OS named: no finding."""
-    for said in (
-        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) to address issue on Rocky9.",
-        "bump EFA installer from 1.38.0 to 1.38.1 on Rocky Linux 9.5 compute nodes",
-    ):
-        assert findings(matrix, said + "\n").get("SC454") is Severity.ERROR, said
-    for said in (
-        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) on Ubuntu 22.04.",
-        "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0).",
-        "We run Rocky 9 with EFA installer 1.38.1.",
-    ):
-        assert "SC454" not in findings(matrix, said + "\n"), said
+    flagged(
+        matrix,
+        "SC454",
+        Severity.ERROR,
+        (
+            "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) to address issue on Rocky9.",
+            "bump EFA installer from 1.38.0 to 1.38.1 on Rocky Linux 9.5 compute nodes",
+        ),
+        (
+            "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0) on Ubuntu 22.04.",
+            "[EFA] Upgrade EFA to version 1.38.1 (from 1.38.0).",
+            "We run Rocky 9 with EFA installer 1.38.1.",
+        ),
+    )
     # ParallelCluster's validator names the OS in its own case (aws-parallelcluster#2360).
     assert (
         observed("EFA currently not supported on centos8 for arm64 architecture\n")["os-named"]
