@@ -17,6 +17,7 @@ from stackcheck.ingest.formats import PROSE, nccl_log
 from stackcheck.ingest.lines import MAX_INPUT, Line, split_lines
 from stackcheck.ingest.python_results import python_results
 from stackcheck.ingest.segment import Segment, segment
+from stackcheck.ingest.ulimit_answers import ulimit_answers
 from stackcheck.snapshot.model import ProbeNote, Snapshot
 
 
@@ -78,7 +79,7 @@ def read_report(text: str, target: str) -> Triage:
             # A paragraph's lines may be wrapped by whoever pasted them (formats whose output
             # gets wrapped join their own lines in ``logical``).
             part.facts.extend(signatures.paragraph_facts(logical[id(part)]))
-    for fact in python_results(lines):
+    for fact in [*python_results(lines), *ulimit_answers(lines)]:
         holder = owner.get(fact.line.number)
         if holder is not None:
             holder.facts.append(fact)

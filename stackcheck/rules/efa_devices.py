@@ -33,7 +33,9 @@ class EfaNotVisible(Rule):
         "`-61 (No data available)`, aws-ofi-nccl's `No eligible providers were found` or "
         "`Couldn't find any optimal provider`, a current aws-ofi-nccl settling for the `tcp` "
         "provider, an EFA instance whose /dev/infiniband/uverbs* nodes are missing, or a sentence "
-        "saying the EFA kernel driver (efa.ko) is not there. The EFA device plugin's `No valid "
+        "saying the EFA kernel driver (efa.ko) is not there; and Kubernetes having no "
+        "`vpc.amazonaws.com/efa` to give (`Insufficient vpc.amazonaws.com/efa`, a node said not "
+        "to advertise it), a warning. The EFA device plugin's `No valid "
         "EFA devices found` is advice unless the machine is shown to have EFA (the DaemonSet "
         "also lands on nodes without it).",
         why="Without the devices, aws-ofi-nccl cannot use EFA: NCCL either fails to start or "
@@ -66,6 +68,18 @@ class EfaNotVisible(Rule):
                 ),
                 [plugin[0].evidence, *hardware[:1]],
                 severity=self.severity if hardware else Severity.INFO,
+            )
+        unadvertised = ctx.snapshot.observations("efa-resource-missing")
+        if unadvertised and not (invisible or plugin):
+            # A pod asked for EFA and no node offers it: the device plugin is kept off the
+            # node (its chart's affinity, a node selector, a taint) or found no device there.
+            yield self.finding(
+                "Kubernetes has no vpc.amazonaws.com/efa to give the pod "
+                f"({(unadvertised[0].value or '')[:100]}): the EFA device plugin does not run on "
+                "the node (its DaemonSet's affinity, node selector or tolerations leave it out) "
+                "or found no EFA device there, so pods get no EFA devices.",
+                [unadvertised[0].evidence, *hardware[:1]],
+                severity=Severity.WARNING,
             )
         if not invisible:
             return

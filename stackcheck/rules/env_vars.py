@@ -414,7 +414,8 @@ class MaxConnectionsWithFsdp(Rule):
     title = "CUDA_DEVICE_MAX_CONNECTIONS=1 with FSDP"
     doc = RuleDoc(
         what="Flags CUDA_DEVICE_MAX_CONNECTIONS=1 where the job uses FSDP (ACCELERATE_USE_FSDP, "
-        "FSDP_* variables, `fsdp` in a container's command).",
+        "FSDP_* variables, `fsdp` in a container's command, a config's `strategy: fsdp2`, "
+        "`fully_shard`, FullyShardedDataParallel, or a report's words naming FSDP).",
         why="Megatron's tensor/sequence parallelism needs one connection to order its kernels; "
         "FSDP needs several, or its reduce-scatter serialises with compute and the overlap that "
         "makes FSDP fast is lost (pytorch/torchtitan#1147, verl-project/verl-omni#421).",
@@ -437,6 +438,8 @@ class MaxConnectionsWithFsdp(Rule):
             if "fsdp" in (s.command or "").lower()
             for e in s.evidence[:1]
         ]
+        # A config or a sentence naming FSDP (verl's `strategy: fsdp2`, "uses Torch FSDP2").
+        fsdp += [o.evidence for o in snapshot.observations("fsdp-named")[:1]]
         if fsdp:
             yield self.finding(
                 "CUDA_DEVICE_MAX_CONNECTIONS=1 serialises FSDP's communication with compute.",

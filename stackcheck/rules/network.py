@@ -161,7 +161,8 @@ class NcclSocketFallback(Rule):
         "NET/Socket`, a net plugin that failed to load or initialise, `No plugin found`) and, "
         "without a log, predicts the same from a stack where EFA is meant to be used but cannot "
         "be reached (no EFA provider, no devices passed to the container), or a report's "
-        "sentence saying NCCL fell back to sockets on EFA or InfiniBand. On machines with "
+        "sentence saying NCCL fell back to sockets on EFA or InfiniBand; `No plugin found` where "
+        "only the report's words say EFA is used is a warning. On machines with "
         "InfiniBand or RoCE (mlx5 devices, or the report saying so), `Using network Socket` is a "
         "warning.",
         why="NCCL treats a missing or broken net plugin as a reason to use its socket transport, "
@@ -213,10 +214,21 @@ class NcclSocketFallback(Rule):
                 severity=Severity.WARNING,
             )
             return
+        missing = snapshot.observations("net-plugin-missing")
         if not expected:
+            used = snapshot.observations("efa-use-stated")
+            others = [o for o in snapshot.observations("net-transport") if o.value != "Socket"]
+            if missing and used and not others:
+                # Only the report's words say EFA is meant: a warning, as they may be wrong.
+                yield self.finding(
+                    "NCCL found no net plugin (no libnccl-net.so) where the report says EFA is "
+                    "meant to carry the traffic: NCCL runs it over TCP sockets instead.",
+                    [missing[0].evidence, used[0].evidence],
+                    severity=Severity.WARNING,
+                )
+                return
             yield from self._off_infiniband(ctx, sockets)
             return
-        missing = snapshot.observations("net-plugin-missing")
         if sockets or missing:
             yield self.finding(
                 "NCCL runs inter-node traffic over TCP sockets although EFA is meant to be used"

@@ -414,6 +414,10 @@ ObservationKind = Literal[
     "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
     "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
+    "fsdp-named",  # the job uses PyTorch FSDP (a config's strategy: fsdp2, fully_shard, prose)
+    "efa-resource-missing",  # Kubernetes has no vpc.amazonaws.com/efa to give (Insufficient ...)
+    "efa-use-stated",  # the report says the job uses (or is meant to use) EFA
+    "os-named",  # an operating system and its release the text names ("Rocky 9", "Ubuntu 22.04")
 ]
 
 
