@@ -101,6 +101,7 @@ from stackcheck.rules.nvlink import NvlinkDown
 from stackcheck.rules.ofi_topology import OfiTopologyFileInvalid
 from stackcheck.rules.pcie_link import PcieLinkDegraded, PcieLinkLimited
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
+from stackcheck.rules.tensorflow_build import TensorflowCpuOnly
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
 
 RULES: tuple[Rule, ...] = (
@@ -201,6 +202,7 @@ RULES: tuple[Rule, ...] = (
     GpuRequestRejected(),
     GpuPodUnschedulable(),
     NcclGraphCaptureUnsupported(),
+    TensorflowCpuOnly(),
 )
 
 

@@ -414,6 +414,9 @@ ObservationKind = Literal[
     "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
     "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
+    "tensorflow-stated",  # the report states the TensorFlow release it runs (value: "2.12")
+    "windows-native",  # the report's machine runs native Windows, not WSL (value: as stated)
+    "tensorflow-cpu-build",  # TensorFlow says its build has no CUDA (is_built_with_cuda False)
 ]
 
 

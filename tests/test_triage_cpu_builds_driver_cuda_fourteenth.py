@@ -1,0 +1,112 @@
+"""Triage readings of builds without CUDA beyond PyTorch (TensorFlow 2.11+ on native Windows,
+tf.test.is_built_with_cuda() False), of ColossalAI's extension build check, and of a compiler
+refusing an architecture that no GPU of the machine has (the build's flags, not the stack), from
+the thirteenth split's reports (tests/data/reports, source cited there) and the other shapes the
+same kinds of text take."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+_NVCC = "nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
+
+
+def test_a_compiler_refusing_an_architecture_no_gpu_here_has_is_advice(matrix: Matrix) -> None:
+    """1307: a build script asks CUDA 11.7's nvcc for compute_90 on a p4d (A100) host."""
+    assert findings(matrix, body("1307")).get("SC202") is Severity.INFO
+    for host in (
+        "environment AWS EC2 P4d.24xlarge instances, with CUDA 11.7\n",
+        "GPU: 8x A100 80GB\n",
+        "We run on a DGX A100.\n",
+    ):
+        assert findings(matrix, host + _NVCC).get("SC202") is Severity.INFO, host
+
+
+def test_a_compiler_refusing_the_gpus_own_architecture_stays_an_error(matrix: Matrix) -> None:
+    """The GPU present needs the architecture the toolkit lacks, or no GPU is shown."""
+    assert findings(matrix, _NVCC).get("SC202") is Severity.ERROR
+    for host in ("GPU: 8x H100 80GB\n", "environment AWS EC2 p5.48xlarge, CUDA 11.7\n"):
+        assert findings(matrix, host + _NVCC).get("SC202") is Severity.ERROR, host
+    ampere = (
+        "GPU: NVIDIA GeForce RTX 3090\nnvcc fatal : Unsupported gpu architecture 'compute_86'\n"
+    )
+    assert findings(matrix, ampere).get("SC202") is Severity.ERROR
+
+
+def test_a_gpu_the_reporter_lacks_is_not_the_machines(matrix: Matrix) -> None:
+    for said in (
+        "works on A100 instances, but I don't have a H100 machine to test.",
+        "We do not have access to an H100 cluster.",
+        "without a DGX H100 we cannot check it",
+    ):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        assert not snapshot.gpus.devices, said
+    assert read_report("We train on a H100 cluster.\n", "pasted").snapshot.gpus.devices
+
+
+_COLOSSAL = (
+    "Exception: [extension] Failed to build PyTorch extension because the detected CUDA version "
+    "({0}) mismatches the version that was used to compile PyTorch ({1}).Please make sure you "
+    "have set the \n"
+)
+
+
+def test_colossalai_extension_check_states_the_cuda_pair(matrix: Matrix) -> None:
+    """1311, 1312: ColossalAI's op builder names the toolkit's CUDA and PyTorch's."""
+    for key in ("1311", "1312"):
+        assert findings(matrix, body(key)).get("SC203") is Severity.ERROR, key
+    assert findings(matrix, _COLOSSAL.format("12.1", "11.8")).get("SC203") is Severity.ERROR
+
+
+def test_tensorflow_issue_form_on_native_windows(matrix: Matrix) -> None:
+    """1346, 1348: TensorFlow's issue form with a release after 2.10 on Windows and a CUDA."""
+    for key in ("1346", "1347", "1348", "1349"):
+        assert findings(matrix, body(key)).get("SC1326") is Severity.WARNING, key
+    form = "### TensorFlow version\n\n{0}\n\n### OS platform and distribution\n\n{1}\n\n{2}"
+    cuda = "### CUDA/cuDNN version\n\n12.3\n"
+    assert findings(matrix, form.format("2.15.0", "Windows 11 Pro", cuda))["SC1326"] is (
+        Severity.WARNING
+    )
+    # No CUDA and no GPU named: advice only; 2.10 (the last with GPU there) or WSL: nothing.
+    assert findings(matrix, form.format("2.15.0", "Windows 10", "")).get("SC1326") is (
+        Severity.INFO
+    )
+    assert "SC1326" not in findings(matrix, form.format("2.10.1", "Windows 10", cuda))
+    assert "SC1326" not in findings(matrix, form.format("2.15.0", "Windows 11 WSL2", cuda))
+    assert "SC1326" not in findings(matrix, form.format("2.15.0", "Ubuntu 22.04", cuda))
+
+
+def test_tensorflow_stated_in_prose_on_native_windows(matrix: Matrix) -> None:
+    gpu = " My GPU is an NVIDIA GeForce RTX 3060. My CUDA version is 12.1."
+    for said in (
+        "My system is Windows 11. My tensorflow version is 2.12.0.",
+        "I am running on Windows 10 with tensorflow==2.13.1.",
+        "OS: Windows 10, TensorFlow 2.16",
+    ):
+        assert findings(matrix, said + gpu + "\n").get("SC1326") is Severity.WARNING, said
+    for said in (
+        "My system is Windows 11 with WSL2. My tensorflow version is 2.12.0.",
+        "I run on Windows 10 with tensorflow 2.10.0.",
+        "My system is Ubuntu 22.04. My tensorflow version is 2.12.0.",
+    ):
+        assert "SC1326" not in findings(matrix, said + gpu + "\n"), said
+
+
+def test_tensorflow_says_its_build_has_no_cuda(matrix: Matrix) -> None:
+    for said in (
+        "print(tf.test.is_built_with_cuda()) # False",
+        "tf.test.is_built_with_cuda() returns False",
+    ):
+        text = said + "\nMy CUDA version is 12.1.\n"
+        assert findings(matrix, text).get("SC1326") is Severity.WARNING, said
+    assert "SC1326" not in findings(matrix, "tf.test.is_built_with_cuda() returns True\n")
