@@ -141,3 +141,27 @@ def test_a_driver_said_too_old_for_the_gpu(matrix: Matrix) -> None:
         "Check whether the driver is too old for the H100.",
     ):
         assert "SC101" not in findings(matrix, said + "\n"), said
+
+
+def test_other_frameworks_say_their_build_has_no_cuda(matrix: Matrix) -> None:
+    """JAX, PaddlePaddle and ONNX Runtime name their CPU builds; a warning where the report
+    shows an NVIDIA GPU or a driver, advice where it shows none (a CPU-only box asked for CUDA)."""
+    smi = "NVIDIA-SMI 550.144.03             Driver Version: 550.144.03     CUDA Version: 12.4\n"
+    for said in (
+        "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a "
+        "CUDA-enabled jaxlib is not installed. Falling back to cpu.",
+        "E0224 15:37:10.817626 18616 place.cc:359] Cannot use GPU because you have installed "
+        "CPU version PaddlePaddle.",
+        "2020-09-08 09:14:59 ERROR: You are using paddlepaddle cpu version! Please try to "
+        "install paddlepaddle-gpu to run model on GPU.",
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider "
+        "names.Available providers: 'CPUExecutionProvider'",
+    ):
+        assert findings(matrix, smi + said + "\n").get("SC1326") is Severity.WARNING, said
+        assert findings(matrix, said + "\n").get("SC1326") is Severity.INFO, said
+    # The CUDA provider is in the list (it failed for another reason): not a CPU build.
+    present = (
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider "
+        "names.Available providers: 'TensorrtExecutionProvider, CUDAExecutionProvider'\n"
+    )
+    assert "SC1326" not in findings(matrix, smi + present)

@@ -53,6 +53,7 @@ from stackcheck.rules.fleet_drift import (
     NodeNoAnswer,
     PlatformDrift,
 )
+from stackcheck.rules.framework_build import FrameworkCpuOnly
 from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
 from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, PersistenceModeOff
@@ -101,7 +102,6 @@ from stackcheck.rules.nvlink import NvlinkDown
 from stackcheck.rules.ofi_topology import OfiTopologyFileInvalid
 from stackcheck.rules.pcie_link import PcieLinkDegraded, PcieLinkLimited
 from stackcheck.rules.shm import ShmExhausted, ShmTooSmall
-from stackcheck.rules.tensorflow_build import TensorflowCpuOnly
 from stackcheck.rules.torch_build import CpuOnlyTorch, TorchCudaBaseMismatch, TorchMissingArch
 
 RULES: tuple[Rule, ...] = (
@@ -202,7 +202,7 @@ RULES: tuple[Rule, ...] = (
     GpuRequestRejected(),
     GpuPodUnschedulable(),
     NcclGraphCaptureUnsupported(),
-    TensorflowCpuOnly(),
+    FrameworkCpuOnly(),
 )
 
 

@@ -416,7 +416,7 @@ ObservationKind = Literal[
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
     "tensorflow-stated",  # the report states the TensorFlow release it runs (value: "2.12")
     "windows-native",  # the report's machine runs native Windows, not WSL (value: as stated)
-    "tensorflow-cpu-build",  # TensorFlow says its build has no CUDA (is_built_with_cuda False)
+    "framework-cpu-build",  # a framework says its build has no CUDA (TensorFlow, JAX, Paddle, ORT)
 ]
 
 

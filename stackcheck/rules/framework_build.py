@@ -1,4 +1,5 @@
-"""Family ``cpu-only-build``: a TensorFlow build without CUDA where the report wants the GPU."""
+"""Family ``cpu-only-build``: a framework other than PyTorch (TensorFlow, JAX, PaddlePaddle, ONNX
+Runtime) built without CUDA, where the report wants the GPU."""
 
 from __future__ import annotations
 
@@ -18,36 +19,40 @@ _LAST_WINDOWS_GPU = "2.10"
 _WINDOWS = re.compile(r"\bWindows\b", re.IGNORECASE)
 
 
-class TensorflowCpuOnly(Rule):
+class FrameworkCpuOnly(Rule):
     id = "SC1326"
-    name = "tensorflow-cpu-only"
+    name = "framework-cpu-only"
     family = "cpu-only-build"
     severity = Severity.WARNING
     lowest = Severity.INFO
-    title = "TensorFlow build without CUDA where a GPU is wanted"
+    title = "Framework build without CUDA where a GPU is wanted"
     doc = RuleDoc(
-        what="Reads TensorFlow's own answer that its build has no CUDA "
-        "(`tf.test.is_built_with_cuda()` False) and a TensorFlow of 2.11 or later on native "
+        what="Reads a framework's own word that its build has no CUDA (TensorFlow's "
+        "`tf.test.is_built_with_cuda()` False; JAX's `a CUDA-enabled jaxlib is not installed`; "
+        "PaddlePaddle's `installed CPU version PaddlePaddle`; ONNX Runtime's "
+        "`'CUDAExecutionProvider' is not in available provider names`) and a TensorFlow of 2.11 "
+        "or later on native "
         "Windows (TensorFlow's issue form, or a sentence that states both), whose wheels carry "
         "no CUDA. A warning where the report shows an NVIDIA GPU, a driver or a CUDA install; "
         "advice (`info`) where it shows none.",
-        why="TensorFlow then lists no GPU device (`tf.config.list_physical_devices('GPU')` is "
-        "`[]`, `device_lib` shows only the CPU) and trains on the CPU, whatever CUDA and cuDNN "
-        "are installed: no driver or library change helps.",
+        why="The framework then lists no GPU device (TensorFlow's "
+        "`tf.config.list_physical_devices('GPU')` is `[]`, JAX's backend is `cpu`) and runs on "
+        "the CPU, whatever CUDA and cuDNN are installed: no driver or library change helps.",
         example="TensorFlow 2.12.0 on Windows 11 with an RTX 2060 and CUDA 12.1 installed.",
         fix="On Windows, run TensorFlow in WSL2 (`pip install tensorflow[and-cuda]`), or stay on "
         "TensorFlow 2.10 (CUDA 11.2, cuDNN 8.1) natively; the tensorflow-directml-plugin gives "
-        "the CPU build a DirectX GPU path. Elsewhere, install a CUDA build "
-        "(`pip install tensorflow[and-cuda]` on Linux).",
+        "the CPU build a DirectX GPU path. Elsewhere, install the framework's CUDA build "
+        '(`pip install tensorflow[and-cuda]`, `pip install -U "jax[cuda12]"`, '
+        "`paddlepaddle-gpu`, `onnxruntime-gpu` in place of `onnxruntime`).",
         references=("https://www.tensorflow.org/install/pip#windows-native",),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted = _gpu_wanted(ctx)
-        said = ctx.snapshot.observations("tensorflow-cpu-build")
+        said = ctx.snapshot.observations("framework-cpu-build")
         if said:
             yield self.finding(
-                f"TensorFlow says its build has no CUDA ({(said[0].value or '')[:80]}): it "
+                f"A framework says its build has no CUDA ({(said[0].value or '')[:100]}): it "
                 "cannot use an NVIDIA GPU.",
                 [said[0].evidence, *wanted[:1]],
                 severity=Severity.WARNING if wanted else Severity.INFO,
