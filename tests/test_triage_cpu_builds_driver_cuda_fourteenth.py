@@ -112,35 +112,38 @@ def test_tensorflow_says_its_build_has_no_cuda(matrix: Matrix) -> None:
     assert "SC1326" not in findings(matrix, "tf.test.is_built_with_cuda() returns True\n")
 
 
+def reads(matrix: Matrix, rule: str, read: tuple[str, ...], not_read: tuple[str, ...]) -> None:
+    """Each line of ``read`` gets ``rule`` as a warning; none of ``not_read`` gets it."""
+    for said in read:
+        assert findings(matrix, said + "\n").get(rule) is Severity.WARNING, said
+    for said in not_read:
+        assert rule not in findings(matrix, said + "\n"), said
+
+
 def test_a_stated_cuda_the_stated_driver_cannot_run(matrix: Matrix) -> None:
-    """1339: Ubuntu 18.04's default driver 390.87 under CUDA 9.2 (which needs 396.26)."""
+    """1339: Ubuntu 18.04's default driver 390.87 under CUDA 9.2 (which needs 396.26). Within
+    the driver's reach (minor-version compatibility from CUDA 11 on): nothing."""
     assert findings(matrix, body("1339")).get("SC101") is Severity.WARNING
-    for said in (
-        "The driver is 470.82.01. Install CUDA 12.1.",
-        "My NVIDIA driver is 418.87 and I use CUDA 10.2.",
-    ):
-        assert findings(matrix, said + "\n").get("SC101") is Severity.WARNING, said
-    # Within the driver's reach (minor-version compatibility from CUDA 11 on): nothing.
-    for said in (
-        "The driver is 535.104.05. Install CUDA 12.4.",
-        "The driver is 396.26. Install CUDA 9.2.",
-    ):
-        assert "SC101" not in findings(matrix, said + "\n"), said
+    reads(
+        matrix,
+        "SC101",
+        (
+            "The driver is 470.82.01. Install CUDA 12.1.",
+            "My NVIDIA driver is 418.87 and I use CUDA 10.2.",
+        ),
+        ("The driver is 535.104.05. Install CUDA 12.4.", "The driver is 396.26. Install CUDA 9.2."),
+    )
 
 
 def test_a_driver_said_too_old_for_the_gpu(matrix: Matrix) -> None:
     """1373: an AMI's driver 450 on the A10 GPUs of G5 instances."""
     assert findings(matrix, body("1373")).get("SC101") is Severity.WARNING
-    for said in (
-        "The driver 470.57 does not support the H100.",
-        "Our driver is too old for the RTX 4090.",
-    ):
-        assert findings(matrix, said + "\n").get("SC101") is Severity.WARNING, said
-    for said in (
-        "Is the driver too old for the A10?",
-        "Check whether the driver is too old for the H100.",
-    ):
-        assert "SC101" not in findings(matrix, said + "\n"), said
+    reads(
+        matrix,
+        "SC101",
+        ("The driver 470.57 does not support the H100.", "Our driver is too old for the RTX 4090."),
+        ("Is the driver too old for the A10?", "Check whether the driver is too old for the H100."),
+    )
 
 
 def test_other_frameworks_say_their_build_has_no_cuda(matrix: Matrix) -> None:

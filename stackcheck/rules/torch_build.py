@@ -403,26 +403,25 @@ class TorchMissingArch(Rule):
         if unknown:
             held = _held_archs(ctx)
             asked = _ARCH_ASKED.search(unknown[0].value or "")
-            if held and asked and int(asked.group(1)) not in held:
-                # The build targets a GPU the machine does not hold (a script that adds
-                # compute_90 on an A100 host): the build's flags, not the stack, are at fault.
-                shown = ", ".join(f"sm_{a}" for a in sorted(held))
-                yield self.finding(
-                    f"The CUDA compiler does not support the architecture the build asked for "
-                    f"({unknown[0].value}), but no GPU here is of it (the machine holds {shown}): "
-                    "drop that architecture from the build (TORCH_CUDA_ARCH_LIST, -gencode) or "
-                    "build with a toolkit that knows it.",
-                    [o.evidence for o in unknown[:2]],
-                    severity=Severity.INFO,
-                )
-            else:
-                yield self.finding(
-                    f"The CUDA compiler does not support the architecture it was asked for "
-                    f"({unknown[0].value}): the toolkit that builds the kernels (nvcc for an "
-                    "extension, Triton's bundled ptxas for torch.compile and Triton kernels) "
-                    "predates the GPU, or has dropped an architecture the build still lists.",
-                    [o.evidence for o in unknown[:2]],
-                )
+            elsewhere = bool(held and asked and int(asked.group(1)) not in held)
+            # Where the build targets a GPU the machine does not hold (a script that adds
+            # compute_90 on an A100 host), the build's flags, not the stack, are at fault.
+            shown = ", ".join(f"sm_{a}" for a in sorted(held))
+            yield self.finding(
+                f"The CUDA compiler does not support the architecture the build asked for "
+                f"({unknown[0].value})"
+                + (
+                    f", but no GPU here is of it (the machine holds {shown}): drop that "
+                    "architecture from the build (TORCH_CUDA_ARCH_LIST, -gencode) or build with "
+                    "a toolkit that knows it."
+                    if elsewhere
+                    else ": the toolkit that builds the kernels (nvcc for an extension, Triton's "
+                    "bundled ptxas for torch.compile and Triton kernels) predates the GPU, or "
+                    "has dropped an architecture the build still lists."
+                ),
+                [o.evidence for o in unknown[:2]],
+                severity=Severity.INFO if elsewhere else Severity.ERROR,
+            )
 
     def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
         archs, evidence, unsure = self._archs(ctx, torch)
