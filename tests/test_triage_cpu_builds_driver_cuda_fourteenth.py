@@ -168,3 +168,14 @@ def test_other_frameworks_say_their_build_has_no_cuda(matrix: Matrix) -> None:
         "names.Available providers: 'TensorrtExecutionProvider, CUDAExecutionProvider'\n"
     )
     assert "SC1326" not in findings(matrix, smi + present)
+
+
+def test_a_gpu_newer_than_the_drivers_branch(matrix: Matrix) -> None:
+    """The matrix's first CUDA per GPU: an H100 (CUDA 11.8, driver 520.61.05) on R470."""
+    old = "GPU: 8x H100 80GB\nNvidia driver version: 470.82.01\n"
+    assert findings(matrix, old).get("SC101") is Severity.WARNING
+    for fits in (
+        "GPU: 8x H100 80GB\nNvidia driver version: 535.104.05\n",
+        "GPU: 8x A100 80GB\nNvidia driver version: 450.80.02\n",
+    ):
+        assert "SC101" not in findings(matrix, fits), fits

@@ -107,7 +107,9 @@ class DriverTooOld(Rule):
         "a report's sentence that says the driver is too old for (or does not support) the CUDA "
         "release it needs, or the GPU it serves (`driver 450.142.00 is too old for A10`), and a "
         "CUDA a sentence names without its owner (`Install CUDA 9.2`) beside a stated driver "
-        "that cannot run it, where nothing else shows what runs on the driver. Error 35 is "
+        "that cannot run it, where nothing else shows what runs on the driver; and, as a "
+        "warning, a GPU the matrix knows whose first CUDA release needs a newer driver than the "
+        "one shown (an H100, CUDA 11.8, on R470: the branch predates the GPU). Error 35 is "
         "also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
@@ -146,6 +148,9 @@ class DriverTooOld(Rule):
                 [*evidence, *consumer.evidence],
                 severity=self.capped(unsure),
             )
+        for gpu_short in self._gpu_shortfalls(ctx):
+            found = True
+            yield gpu_short
         if not found:
             stated_cuda = self._stated_cuda_shortfall(ctx)
             if stated_cuda is not None:
@@ -165,6 +170,26 @@ class DriverTooOld(Rule):
                 f"The report says the driver{shown} is too old for the CUDA or the GPU it serves "
                 f"({(stated[0].value or '')[:100]}).",
                 [stated[0].evidence] + (driver.evidence[:1] if driver else []),
+                severity=Severity.WARNING,
+            )
+
+    def _gpu_shortfalls(self, ctx: CheckContext) -> Iterator[Finding]:
+        """A GPU newer than the driver's branch: below the driver of the GPU's first CUDA release
+        (the matrix's `first_cuda`), the branch predates the GPU and does not bind to it. A
+        warning: a branch may add a GPU before the toolkit that first targets it."""
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return
+        for gpu in ctx.gpus:
+            if gpu.known is None or not gpu.known.first_cuda:
+                continue
+            needs = driver_needs(ctx.matrix, gpu.known.first_cuda)
+            if needs.full is None or ctx.version_at_least(driver.version, needs.full) is not False:
+                continue
+            yield self.finding(
+                f"{gpu.name} came with CUDA {gpu.known.first_cuda}, whose driver is >= "
+                f"{needs.full}; the driver {driver.version} predates the GPU.",
+                [*driver.evidence[:1], *gpu.evidence[:1]],
                 severity=Severity.WARNING,
             )
 
