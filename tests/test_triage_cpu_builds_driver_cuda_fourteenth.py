@@ -92,6 +92,7 @@ def test_tensorflow_stated_in_prose_on_native_windows(matrix: Matrix) -> None:
         "My system is Windows 11. My tensorflow version is 2.12.0.",
         "I am running on Windows 10 with tensorflow==2.13.1.",
         "OS: Windows 10, TensorFlow 2.16",
+        "OS: Windows 11\ntensorflow-intel          2.13.0",
     ):
         assert findings(matrix, said + gpu + "\n").get("SC1326") is Severity.WARNING, said
     for said in (
