@@ -53,6 +53,7 @@ from stackcheck.rules.fleet_drift import (
     NodeNoAnswer,
     PlatformDrift,
 )
+from stackcheck.rules.framework_build import FrameworkCpuOnly
 from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
 from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, PersistenceModeOff
@@ -201,6 +202,7 @@ RULES: tuple[Rule, ...] = (
     GpuRequestRejected(),
     GpuPodUnschedulable(),
     NcclGraphCaptureUnsupported(),
+    FrameworkCpuOnly(),
 )
 
 

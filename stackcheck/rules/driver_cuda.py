@@ -105,7 +105,12 @@ class DriverTooOld(Rule):
         "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
         "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`; and, as a warning, from "
         "a report's sentence that says the driver is too old for (or does not support) the CUDA "
-        "release it needs. Error 35 is also what the runtime returns where it reaches no driver at "
+        "release it needs, or the GPU it serves (`driver 450.142.00 is too old for A10`), and a "
+        "CUDA a sentence names without its owner (`Install CUDA 9.2`) beside a stated driver "
+        "that cannot run it, where nothing else shows what runs on the driver; and, as a "
+        "warning, a GPU the matrix knows whose first CUDA release needs a newer driver than the "
+        "one shown (an H100, CUDA 11.8, on R470: the branch predates the GPU). Error 35 is "
+        "also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
         "too), or where a `docker build` step ran it, the message alone is advice (`info`); "
@@ -143,6 +148,14 @@ class DriverTooOld(Rule):
                 [*evidence, *consumer.evidence],
                 severity=self.capped(unsure),
             )
+        for gpu_short in self._gpu_shortfalls(ctx):
+            found = True
+            yield gpu_short
+        if not found:
+            stated_cuda = self._stated_cuda_shortfall(ctx)
+            if stated_cuda is not None:
+                found = True
+                yield stated_cuda
         reported = ctx.snapshot.observations("driver-insufficient")
         if reported and not found:
             yield self._reported(ctx, reported)
@@ -154,11 +167,57 @@ class DriverTooOld(Rule):
             # they do, the check above has spoken: a driver they fit is not too old).
             shown = f" {driver.version}" if driver is not None and driver.version else ""
             yield self.finding(
-                f"The report says the driver{shown} is too old for the CUDA it needs "
+                f"The report says the driver{shown} is too old for the CUDA or the GPU it serves "
                 f"({(stated[0].value or '')[:100]}).",
                 [stated[0].evidence] + (driver.evidence[:1] if driver else []),
                 severity=Severity.WARNING,
             )
+
+    def _gpu_shortfalls(self, ctx: CheckContext) -> Iterator[Finding]:
+        """A GPU newer than the driver's branch: below the driver of the GPU's first CUDA release
+        (the matrix's `first_cuda`), the branch predates the GPU and does not bind to it. A
+        warning: a branch may add a GPU before the toolkit that first targets it."""
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return
+        for gpu in ctx.gpus:
+            if gpu.known is None or not gpu.known.first_cuda:
+                continue
+            needs = driver_needs(ctx.matrix, gpu.known.first_cuda)
+            if needs.full is None or ctx.version_at_least(driver.version, needs.full) is not False:
+                continue
+            yield self.finding(
+                f"{gpu.name} came with CUDA {gpu.known.first_cuda}, whose driver is >= "
+                f"{needs.full}; the driver {driver.version} predates the GPU.",
+                [*driver.evidence[:1], *gpu.evidence[:1]],
+                severity=Severity.WARNING,
+            )
+
+    def _stated_cuda_shortfall(self, ctx: CheckContext) -> Finding | None:
+        """A CUDA a sentence names without its owner ("Install CUDA 9.2", "CUDA version is
+        12.1") that the driver shown cannot run, where nothing else shows what runs on it: the
+        CUDA the reporter installed (the driver's own CUDA never exceeds what it runs). A warning:
+        the sentence does not say what uses that CUDA."""
+        driver = ctx.driver
+        if driver is None or driver.version is None or ctx.cuda_consumers:
+            return None
+        for said in ctx.snapshot.observations("version-stated"):
+            value = said.value or ""
+            if not value.startswith("CUDA "):
+                continue
+            needs = driver_needs(ctx.matrix, value.removeprefix("CUDA "))
+            if (
+                needs.floor is None
+                or ctx.version_at_least(driver.version, needs.floor) is not False
+            ):
+                continue
+            return self.finding(
+                f"The report names {value}, which needs driver >= {needs.floor}; the driver is "
+                f"{driver.version}.",
+                [*driver.evidence[:1], said.evidence],
+                severity=Severity.WARNING,
+            )
+        return None
 
     def _reported(self, ctx: CheckContext, reported: list[Observation]) -> Finding:
         """The CUDA runtime's own verdict, where the versions were not all shown. Error 35 is

@@ -319,12 +319,32 @@ class TorchCudaBaseMismatch(Rule):
             )
 
 
+_ARCH_ASKED = re.compile(r"(?:compute|sm)_(\d{2,3})")
+
+
+def _held_archs(ctx: CheckContext) -> set[int]:
+    """The architectures (80 for sm_80) of the GPUs the text shows, else of the instance type's
+    GPU; empty when neither is known."""
+    held = {
+        int(gpu.compute_capability.replace(".", ""))
+        for gpu in ctx.gpus
+        if gpu.compute_capability and gpu.compute_capability.replace(".", "").isdigit()
+    }
+    if held:
+        return held
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    known = ctx.matrix.gpu(instance.gpu) if instance is not None else None
+    if known is None or not known.compute_capability:
+        return set()
+    return {int(known.compute_capability.replace(".", ""))}
+
+
 class TorchMissingArch(Rule):
     id = "SC202"
     name = "torch-missing-arch"
     family = "gpu-arch"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
@@ -336,7 +356,9 @@ class TorchMissingArch(Rule):
         "found'`, what a library without the GPU's kernels gives under lazy loading), and "
         "nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
-        "compiler older than the GPU).",
+        "compiler older than the GPU; advice, `info`, where the GPUs the text shows or the "
+        "instance type's are all of other architectures: the build asks for a GPU the machine "
+        "does not hold).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -379,12 +401,26 @@ class TorchMissingArch(Rule):
             )
         unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
         if unknown:
+            held = _held_archs(ctx)
+            asked = _ARCH_ASKED.search(unknown[0].value or "")
+            elsewhere = bool(held and asked and int(asked.group(1)) not in held)
+            # Where the build targets a GPU the machine does not hold (a script that adds
+            # compute_90 on an A100 host), the build's flags, not the stack, are at fault.
+            shown = ", ".join(f"sm_{a}" for a in sorted(held))
             yield self.finding(
-                f"The CUDA compiler does not support the architecture it was asked for "
-                f"({unknown[0].value}): the toolkit that builds the kernels (nvcc for an "
-                "extension, Triton's bundled ptxas for torch.compile and Triton kernels) predates "
-                "the GPU, or has dropped an architecture the build still lists.",
+                f"The CUDA compiler does not support the architecture the build asked for "
+                f"({unknown[0].value})"
+                + (
+                    f", but no GPU here is of it (the machine holds {shown}): drop that "
+                    "architecture from the build (TORCH_CUDA_ARCH_LIST, -gencode) or build with "
+                    "a toolkit that knows it."
+                    if elsewhere
+                    else ": the toolkit that builds the kernels (nvcc for an extension, Triton's "
+                    "bundled ptxas for torch.compile and Triton kernels) predates the GPU, or "
+                    "has dropped an architecture the build still lists."
+                ),
                 [o.evidence for o in unknown[:2]],
+                severity=Severity.INFO if elsewhere else Severity.ERROR,
             )
 
     def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:

@@ -418,6 +418,9 @@ ObservationKind = Literal[
     "efa-resource-missing",  # Kubernetes has no vpc.amazonaws.com/efa to give (Insufficient ...)
     "efa-use-stated",  # the report says the job uses (or is meant to use) EFA
     "os-named",  # an operating system and its release the text names ("Rocky 9", "Ubuntu 22.04")
+    "tensorflow-stated",  # the report states the TensorFlow release it runs (value: "2.12")
+    "windows-native",  # the report's machine runs native Windows, not WSL (value: as stated)
+    "framework-cpu-build",  # a framework says its build has no CUDA (TensorFlow, JAX, Paddle, ORT)
 ]
 
 

@@ -26,6 +26,7 @@ from stackcheck.ingest.formats.hyperpod_job import HyperPodJob
 from stackcheck.ingest.formats.ibstat import Ibstat
 from stackcheck.ingest.formats.ibv_devinfo import IbvDevinfo
 from stackcheck.ingest.formats.issue_form import IssueFormNcclVersion
+from stackcheck.ingest.formats.issue_form_tensorflow import IssueFormTensorflow
 from stackcheck.ingest.formats.kernel_log import KernelLog
 from stackcheck.ingest.formats.kubernetes import Kubernetes
 from stackcheck.ingest.formats.launcher import Launcher
@@ -100,6 +101,7 @@ FORMATS: tuple[Format, ...] = (
     DeviceBanner(),
     SetpciAcs(),
     Singularity(),
+    IssueFormTensorflow(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

@@ -1042,6 +1042,13 @@ _GPU_COUNTED = re.compile(
     rf"\b(?:DGX|HGX)[- ]?({_GPU_NAME})\b"
 )
 
+# A GPU named as one the reporter lacks ("but I don't have a H100 machine to test",
+# NVIDIA/Megatron-LM#278) is not the machine's.
+_NOT_HELD = re.compile(
+    r"(?:\b(?:no|not|without|never|lack)|n't|n\u2019t)\s(?:(?:have|own|got|access\sto|an?|any)\s){0,3}$",
+    re.IGNORECASE,
+)
+
 
 def gpu_counted(line: Line) -> list[Fact]:
     """A data-center GPU a sentence names with its count or as its cluster's."""
@@ -1049,7 +1056,7 @@ def gpu_counted(line: Line) -> list[Fact]:
     if _GPU_MODEL.search(text) is None:  # "00" let timestamps and step counts through
         return []
     found = _GPU_COUNTED.search(text)
-    if found is None:
+    if found is None or _NOT_HELD.search(text, 0, found.start()) is not None:
         return []
     return [GpuFact(line, next(g for g in found.groups() if g))]
 
