@@ -377,6 +377,16 @@ class NoGpuVisible(Rule):
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
             evidence.append(cpu[0].evidence)
+        elif not shown and (absent := _no_nvidia_gpu_there(ctx)):
+            said_absent, absent_evidence = absent
+            message = (
+                f"The process found no GPU or no NVIDIA driver ({said}), and {said_absent}: no "
+                "NVIDIA GPU can be visible there, so NVIDIA's driver, container toolkit and device "
+                "plugin find none. Run GPU work on a GPU machine or instance type, keep NVIDIA's "
+                "components off this one (a node selector for the device plugin), or give the "
+                "program a CPU path."
+            )
+            evidence.append(absent_evidence)
         elif hosted and not meant:
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}) on a hosted notebook "
@@ -416,6 +426,27 @@ def _gpu_meant(ctx: CheckContext) -> bool:
         return True
     instance = ctx.matrix.instance(ctx.snapshot.instance.type)
     return instance is not None and instance.gpu_count > 0
+
+
+def _no_nvidia_gpu_there(ctx: CheckContext) -> tuple[str, Evidence] | None:
+    """Positive evidence that the machine has no NVIDIA GPU at all: an instance type of a family
+    the matrix knows has none (an Inferentia or CPU-only EC2 type), or the kernel refusing the
+    nvidia module for want of a device (modprobe's `No such device`). What it says, and where."""
+    named = ctx.matrix.non_gpu_family(ctx.snapshot.instance.type)
+    if named is not None and ctx.snapshot.instance.evidence:
+        carries = "" if named.accelerator == "none" else f" (it carries {named.accelerator})"
+        return (
+            f"the instance type {ctx.snapshot.instance.type} has no NVIDIA GPU{carries}",
+            ctx.snapshot.instance.evidence[0],
+        )
+    refused = ctx.snapshot.observations("no-nvidia-device")
+    if refused:
+        return (
+            f"the kernel found no device for the nvidia module ({refused[0].value}): the machine "
+            "has no NVIDIA GPU (or only one the driver does not support)",
+            refused[0].evidence,
+        )
+    return None
 
 
 def _gpu_flag(spec: RunSpec) -> bool:

@@ -414,6 +414,7 @@ ObservationKind = Literal[
     "singularity-without-nv",  # a Singularity/Apptainer container started without --nv/--nvccli
     "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
+    "no-nvidia-device",  # the kernel refused the nvidia module for want of a device (modprobe)
 ]
 
 

@@ -1,0 +1,62 @@
+"""The fourteenth pass's readings on GPU visibility, modes and architectures: positive evidence
+that a machine has no NVIDIA GPU (an EC2 family the matrix knows carries none, the kernel refusing
+the nvidia module), on shapes of text beyond the corpus reports they were written for."""
+
+from __future__ import annotations
+
+from stackcheck.check.model import Severity
+from stackcheck.matrix import Matrix
+from stackcheck.matrix.index import MatrixIndex
+from tests.corpus import body
+from tests.test_triage_gpu_stack import findings
+
+_PLUGIN = "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
+_NO_DEVICE = "cudaGetDeviceCount failed no CUDA-capable device is detected\n"
+
+
+def test_a_non_gpu_instance_type_makes_no_gpu_advice(matrix: Matrix) -> None:
+    """awslabs/amazon-eks-ami#1470 (1365): NVIDIA's device plugin on an inf1.xlarge node (AWS
+    Inferentia, no NVIDIA GPU). Other non-NVIDIA families named the same way read alike; a GPU
+    family keeps the error."""
+    assert findings(matrix, body("1365")).get("SC532") is Severity.INFO
+    for named in ("inf2.8xlarge", "trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge"):
+        text = f"Instance type: {named}\n" + _PLUGIN
+        assert findings(matrix, text).get("SC532") is Severity.INFO, named
+    assert findings(matrix, "Instance type: g5.xlarge\n" + _PLUGIN).get("SC532") is Severity.ERROR
+
+
+def test_a_gpu_shown_outweighs_the_instance_type(matrix: Matrix) -> None:
+    """A GPU listed by nvidia-smi beside a non-GPU instance type (a mistyped type, a second
+    machine): the GPU shown keeps SC532 an error."""
+    gpu = "GPU 0: Tesla T4 (UUID: GPU-2b1bd2a5-a3b1-5bd4-9dfd-0f1f2a4ac2e1)\n"
+    text = "Instance type: inf1.xlarge\n" + gpu + _PLUGIN
+    assert findings(matrix, text).get("SC532") is Severity.ERROR
+
+
+def test_modprobe_no_such_device_makes_no_gpu_advice(matrix: Matrix) -> None:
+    """amazon-archives/amazon-dsstne#26 (1366): modprobe's `No such device` for the nvidia
+    module (no device for it on the bus) beside CUDA's no-device error; unquoted, insmod's and
+    Debian's nvidia_current module name read alike. Beside an lspci line showing an NVIDIA GPU
+    it stays an error (the driver then does not support the GPU, or nouveau holds it)."""
+    assert findings(matrix, body("1366")).get("SC532") is Severity.INFO
+    for refused in (
+        "modprobe: ERROR: could not insert 'nvidia': No such device\n",
+        "insmod: ERROR: could not insert 'nvidia': No such device\n",
+        "modprobe: ERROR: could not insert 'nvidia_current': No such device\n",
+    ):
+        assert findings(matrix, refused + _NO_DEVICE).get("SC532") is Severity.INFO, refused
+    lspci = "00:1e.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 SXM2 16GB] (rev a1)\n"
+    text = lspci + "modprobe: ERROR: could not insert 'nvidia': No such device\n" + _NO_DEVICE
+    assert findings(matrix, text).get("SC532") is Severity.ERROR
+
+
+def test_the_matrix_names_non_gpu_families(matrix: Matrix) -> None:
+    """The table is read from Karpenter's instance-type reference: CPU-only and other-accelerator
+    families are named; NVIDIA GPU families and unknown families are not."""
+    index = MatrixIndex(matrix)
+    none = index.non_gpu_family("c5.xlarge")
+    assert none is not None and none.accelerator == "none"
+    inferentia = index.non_gpu_family("inf1.xlarge")
+    assert inferentia is not None and "Inferentia" in inferentia.accelerator
+    for gpu_type in ("p4d.24xlarge", "g5.xlarge", "g4dn.xlarge", "p3.2xlarge", None, "foo"):
+        assert index.non_gpu_family(gpu_type) is None, gpu_type
