@@ -5,10 +5,12 @@ the nvidia module), on shapes of text beyond the corpus reports they were writte
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.matrix.index import MatrixIndex
+from stackcheck.snapshot.model import ObservationKind
 from tests.corpus import body
-from tests.test_triage_gpu_stack import findings
+from tests.test_triage_gpu_stack import findings, loud
 
 _PLUGIN = "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
 _NO_DEVICE = "cudaGetDeviceCount failed no CUDA-capable device is detected\n"
@@ -60,3 +62,52 @@ def test_the_matrix_names_non_gpu_families(matrix: Matrix) -> None:
     assert inferentia is not None and "Inferentia" in inferentia.accelerator
     for gpu_type in ("p4d.24xlarge", "g5.xlarge", "g4dn.xlarge", "p3.2xlarge", None, "foo"):
         assert index.non_gpu_family(gpu_type) is None, gpu_type
+
+
+def _observed(text: str, kind: ObservationKind) -> list[str]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [o.value or "" for o in snapshot.observations(kind)]
+
+
+def test_vllm_names_the_gpu_and_its_capability(matrix: Matrix) -> None:
+    """vllm-project/vllm#730 (1345), #1153 (1343): vLLM's bfloat16 refusal names the GPU and its
+    compute capability; the GPU is read and the refusal (a dtype choice) raises nothing. The
+    later form (`... GPU has compute capability 7.5. You can use float16 instead ...`) alike."""
+    for text, name, cc in (
+        (body("1345"), "Tesla V100-SXM2-32GB", "7.0"),
+        (
+            "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least "
+            "8.0. Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by "
+            "explicitly setting the`dtype` flag in CLI, for example: --dtype=half.\n",
+            "Tesla T4",
+            "7.5",
+        ),
+    ):
+        gpus = read_report(text, "pasted").snapshot.gpus.devices
+        assert [(g.name, g.compute_capability) for g in gpus] == [(name, cc)]
+        assert loud(matrix, text) == {}
+
+
+def test_a_framework_minimum_capability_is_gpu_arch(matrix: Matrix) -> None:
+    """vllm-project/vllm#1284 (1344): vLLM's build refuses a GPU below compute capability 7.0
+    (a Tesla P100, 6.0): the framework has no kernels for it (SC202)."""
+    assert findings(matrix, body("1344")).get("SC202") is Severity.ERROR
+    alone = "RuntimeError: GPUs with compute capability below 7.0 are not supported.\n"
+    assert findings(matrix, alone).get("SC202") is Severity.ERROR
+
+
+def test_two_ranks_on_one_gpu_is_read_and_raises_nothing(matrix: Matrix) -> None:
+    """verl#1752 (1301), OpenRLHF#726 (1303): NCCL's `Duplicate GPU detected` and a sentence
+    saying ranks sit on one GPU are a launcher's placement: read, and no finding."""
+    for text in (
+        body("1301"),
+        body("1303"),
+        "pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 "
+        "and rank 7 both on CUDA device e4000\n",
+        "Both processes end up on the same GPU.\n",
+        "两个进程在同一张卡上\n",
+    ):
+        assert _observed(text, "ranks-share-gpu"), text
+        assert loud(matrix, text) == {}, text
+    for text in ("Make sure the ranks are not on the same GPU.\n", "Are both ranks on one GPU?\n"):
+        assert not _observed(text, "ranks-share-gpu"), text

@@ -415,6 +415,7 @@ ObservationKind = Literal[
     "notebook-hosted",  # the program runs on a hosted notebook service (Colab, Kaggle)
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
     "no-nvidia-device",  # the kernel refused the nvidia module for want of a device (modprobe)
+    "ranks-share-gpu",  # two ranks of one communicator on one GPU (a launcher's placement)
 ]
 
 
