@@ -111,3 +111,40 @@ def test_two_ranks_on_one_gpu_is_read_and_raises_nothing(matrix: Matrix) -> None
         assert loud(matrix, text) == {}, text
     for text in ("Make sure the ranks are not on the same GPU.\n", "Are both ranks on one GPU?\n"):
         assert not _observed(text, "ranks-share-gpu"), text
+
+
+_SRUN = "srun -p gpu --container-image=nvcr.io#nvidia/pytorch:24.01-py3 --gres=gpu:1 python t.py\n"
+_CGROUP = "CgroupAutomount=yes\nConstrainCores=yes\nConstrainRAMSpace=yes\n"
+
+
+def test_pyxis_job_without_the_device_cgroup(matrix: Matrix) -> None:
+    """NVIDIA/pyxis#47 (1360): a GPU job in a pyxis container, the nodes' cgroup.conf without
+    ConstrainDevices=yes, CUDA_VISIBLE_DEVICES=2 inside: an error (SC1323). Without the index
+    shown it is a warning; `ConstrainDevices=no` said alone reads alike; `--gpus`, sbatch-less
+    srun forms too. With ConstrainDevices=yes, without a container, or without a GPU request,
+    nothing."""
+    assert findings(matrix, body("1360")).get("SC1323") is Severity.ERROR
+    assert findings(matrix, _SRUN + _CGROUP).get("SC1323") is Severity.WARNING
+    assert findings(matrix, _SRUN + "ConstrainDevices=no\n").get("SC1323") is Severity.WARNING
+    with_index = _SRUN + _CGROUP + "CUDA_VISIBLE_DEVICES=3\n"
+    assert findings(matrix, with_index).get("SC1323") is Severity.ERROR
+    other = "srun --gpus=2 --container-name=pt bash\n" + _CGROUP
+    assert findings(matrix, other).get("SC1323") is Severity.WARNING
+    for healthy in (
+        _SRUN + _CGROUP + "ConstrainDevices=yes\n",
+        "srun -p gpu --gres=gpu:1 python t.py\n" + _CGROUP,
+        "srun -p cpu --container-image=ubuntu:22.04 hostname\n" + _CGROUP,
+        _SRUN + _CGROUP.replace("Cgroup", "#Cgroup").replace("Constrain", "#Constrain"),
+    ):
+        assert "SC1323" not in findings(matrix, healthy), healthy
+    # commented out, the setting is off (Slurm's default)
+    off = _SRUN + _CGROUP + "#ConstrainDevices=yes\n"
+    assert findings(matrix, off).get("SC1323") is Severity.WARNING
+
+
+def test_a_zsh_prompt_is_a_prompt() -> None:
+    """oh-my-zsh's default prompt (`➜  ~ `, `➜  repo git:(main) ✗ `) before a command, as in
+    NVIDIA/pyxis#47: the command is read as one."""
+    for typed in ("➜  ~ ", "➜  stackcheck git:(main) ✗ ", "➜ /data ", "➜  ~/src ", "➜ "):
+        text = typed + "srun -p gpu --gres=gpu:A100:1 nvidia-smi\n"
+        assert _observed(text, "gpu-implied") == ["--gres=gpu:A100:1"], typed

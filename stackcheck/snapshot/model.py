@@ -416,6 +416,9 @@ ObservationKind = Literal[
     "collective-named",  # the report names a collective the job runs (value: "alltoall")
     "no-nvidia-device",  # the kernel refused the nvidia module for want of a device (modprobe)
     "ranks-share-gpu",  # two ranks of one communicator on one GPU (a launcher's placement)
+    "slurm-gpu-container",  # a Slurm job given GPUs runs in a pyxis/enroot container (srun)
+    "slurm-cgroup-conf",  # a Slurm cgroup.conf is shown (value: a line of it)
+    "slurm-constrain-devices",  # cgroup.conf's ConstrainDevices (value: yes or no)
 ]
 
 
