@@ -148,3 +148,13 @@ def test_a_zsh_prompt_is_a_prompt() -> None:
     for typed in ("➜  ~ ", "➜  stackcheck git:(main) ✗ ", "➜ /data ", "➜  ~/src ", "➜ "):
         text = typed + "srun -p gpu --gres=gpu:A100:1 nvidia-smi\n"
         assert _observed(text, "gpu-implied") == ["--gres=gpu:A100:1"], typed
+
+
+def test_mig_said_in_mixed_case(matrix: Matrix) -> None:
+    """triton-inference-server/server#5818 (1350): `Nvidia A100 in MiG mode`, `7 MiG instances`:
+    MIG written capitalised or mixed is MIG stated (SC1121); a lower-case substring is not."""
+    assert findings(matrix, body("1350")).get("SC1121") is Severity.WARNING
+    for said in ("- Nvidia A100 in MiG mode\n", "Divided into 7 Mig instances\n"):
+        assert _observed(said, "mig-stated"), said
+    for other in ("We plan to migrate the cluster.\n", "the MiG-29 in flight\n"):
+        assert not _observed(other, "mig-stated"), other
