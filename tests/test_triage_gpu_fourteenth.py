@@ -158,3 +158,34 @@ def test_mig_said_in_mixed_case(matrix: Matrix) -> None:
         assert _observed(said, "mig-stated"), said
     for other in ("We plan to migrate the cluster.\n", "the MiG-29 in flight\n"):
         assert not _observed(other, "mig-stated"), other
+
+
+_NVCC_90 = "nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
+
+
+def test_a_build_target_newer_than_the_gpu_here_is_advice(matrix: Matrix) -> None:
+    """NVIDIA/Megatron-LM#278 (1307): a fused-kernel build hard-coding compute_90 fails under
+    CUDA 11.7's nvcc on a p4d (A100, 8.0): the target is not this machine's GPU, so SC202 is
+    advice. The same target unknown on an H100 (the GPU itself), or with no GPU shown, stays an
+    error."""
+    assert findings(matrix, body("1307")).get("SC202") is Severity.INFO
+    for here in ("Instance type: p4d.24xlarge\n", "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n"):
+        assert findings(matrix, here + _NVCC_90).get("SC202") is Severity.INFO, here
+    for here in (
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n",
+        "Instance type: p5.48xlarge\n",
+        "",
+    ):
+        assert findings(matrix, here + _NVCC_90).get("SC202") is Severity.ERROR, here
+
+
+def test_a_gpu_the_reporter_lacks_is_not_read() -> None:
+    """`I don't have a H100 machine to test` (1307) names a GPU the reporter does not have."""
+    for lacked in (
+        "but I don't have a H100 machine to test.\n",
+        "We do not have access to 8x H100\n",
+        "without an 8x H100 node\n",
+    ):
+        assert not read_report(lacked, "pasted").snapshot.gpus.devices, lacked
+    for had in ("We run on 8x H100\n", "no problem on 8x H100\n"):
+        assert read_report(had, "pasted").snapshot.gpus.devices, had

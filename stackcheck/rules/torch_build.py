@@ -10,7 +10,7 @@ from stackcheck.archs import runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import ComponentName, Evidence, Installation
+from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
 
 class CpuOnlyTorch(Rule):
@@ -324,7 +324,7 @@ class TorchMissingArch(Rule):
     name = "torch-missing-arch"
     family = "gpu-arch"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO  # a compiler's unknown target that is not the machine's GPU
     title = "PyTorch build lacks the GPU's architecture"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
@@ -336,7 +336,8 @@ class TorchMissingArch(Rule):
         "found'`, what a library without the GPU's kernels gives under lazy loading), and "
         "nvcc's `Unsupported gpu architecture "
         "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
-        "compiler older than the GPU).",
+        "compiler older than the GPU; advice where the machine's GPUs, shown or its instance "
+        "type's, are all older than the target: the build lists a newer GPU than is there).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -378,7 +379,18 @@ class TorchMissingArch(Rule):
                 severity=Severity.WARNING,
             )
         unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
-        if unknown:
+        beyond = _arch_beyond_the_gpus(ctx, unknown)
+        if beyond is not None:
+            yield self.finding(
+                f"The CUDA compiler does not know an architecture the build asks for "
+                f"({unknown[0].value}), and this machine's GPU is another ({beyond}), which "
+                "the toolkit does know: the build's own target list (a hard-coded `-gencode`, "
+                "TORCH_CUDA_ARCH_LIST) names a newer GPU than the toolkit; drop that target or "
+                "build with a toolkit that knows it.",
+                [o.evidence for o in unknown[:2]],
+                severity=Severity.INFO,
+            )
+        elif unknown:
             yield self.finding(
                 f"The CUDA compiler does not support the architecture it was asked for "
                 f"({unknown[0].value}): the toolkit that builds the kernels (nvcc for an "
@@ -506,3 +518,32 @@ class TorchMissingArch(Rule):
 def _named(torch: Installation) -> str:
     """ "PyTorch 2.3.1", or "PyTorch" where only its build was read (`torch.version.cuda` None)."""
     return f"PyTorch {torch.version}" if torch.version else "PyTorch"
+
+
+_ASKED_ARCH = re.compile(r"^(?:compute|sm)_(\d{1,2})(\d)[af]?\b")
+
+
+def _arch_beyond_the_gpus(ctx: CheckContext, unknown: list[Observation]) -> str | None:
+    """The machine's GPUs (shown, or its instance type's), where every one is older than the
+    architecture nvcc or ptxas did not know: the build targets a GPU that is not here."""
+    asked = {
+        f"{m.group(1)}.{m.group(2)}" for o in unknown if (m := _ASKED_ARCH.match(o.value or ""))
+    }
+    if not asked or len(asked) < len(unknown):
+        return None
+    here = {g.name: g.compute_capability for g in ctx.gpus}
+    instance = ctx.matrix.instance(ctx.snapshot.instance.type)
+    known = ctx.matrix.gpu(instance.gpu) if instance is not None else None
+    if known is not None:
+        here.setdefault(known.name, known.compute_capability)
+    lowest = min(_cc(a) for a in asked)
+    # Only a GPU older than every target asked for: the toolkit that predates the target may
+    # still know it (a newer GPU would be unknown to it too).
+    if not here or any(cc is None or _cc(cc) >= lowest for cc in here.values()):
+        return None
+    return ", ".join(f"{name}, compute capability {cc}" for name, cc in here.items())
+
+
+def _cc(capability: str) -> tuple[int, int]:
+    major, _, minor = capability.partition(".")
+    return int(major), int(minor or 0)

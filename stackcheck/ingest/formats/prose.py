@@ -1050,9 +1050,17 @@ def gpu_counted(line: Line) -> list[Fact]:
     if _GPU_MODEL.search(text) is None:  # "00" let timestamps and step counts through
         return []
     found = _GPU_COUNTED.search(text)
-    if found is None:
+    if found is None or _LACKED.search(text[max(0, found.start() - 40) : found.start()]):
         return []
     return [GpuFact(line, next(g for g in found.groups() if g))]
+
+
+# A GPU the reporter lacks ("I don't have a H100 machine to test", "without an 8x H100 node").
+_LACKED = re.compile(
+    r"(?:(?:\bnot|n[\u2019']t|\bnever)\s(?:\w+\s)?(?:have|has|had|own|got)|\bwithout|\black(?:s|ing)?)"
+    r"\s(?:[\w-]+\s){0,2}$",
+    re.I,
+)
 
 
 # How many GPUs the reporter's machine has, said in a sentence ("My server has 2 80G-A100", "with
