@@ -189,3 +189,17 @@ def test_a_gpu_the_reporter_lacks_is_not_read() -> None:
         assert not read_report(lacked, "pasted").snapshot.gpus.devices, lacked
     for had in ("We run on 8x H100\n", "no problem on 8x H100\n"):
         assert read_report(had, "pasted").snapshot.gpus.devices, had
+
+
+def test_cpu_instance_types_are_read(matrix: Matrix) -> None:
+    """aws/amazon-ecs-agent#2424 (1364, `a c5.4xlarge`): the general-purpose, compute, memory and
+    HPC families are instance types too; with CUDA's no-device error they make SC532 advice,
+    and the matrix knows them (no SC901). Model names that look alike (`t5-large`) are not."""
+    for named in ("c5.4xlarge", "m6g.xlarge", "t3.medium", "ml.m5.large", "r7i.metal", "t2.micro"):
+        text = f"I launched a {named}\nRuntimeError: No CUDA GPUs are available\n"
+        snapshot = read_report(text, "pasted").snapshot
+        assert snapshot.instance.type == named.removeprefix("ml."), named
+        got = findings(matrix, text)
+        assert got.get("SC532") is Severity.INFO and "SC901" not in got, named
+    for other in ("google/t5-large", "t5.large checkpoint"):
+        assert read_report(other + "\n", "pasted").snapshot.instance.type is None, other

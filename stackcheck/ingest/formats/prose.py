@@ -400,7 +400,7 @@ _NVLINK_DOWN = re.compile(
 # MIG", "MIG instances"; the word in upper case or capitalised ("MiG mode", "Mig instances"), not
 # a lower-case substring.
 _MIG = re.compile(
-    r"\bM(?:IG|iG|ig)(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated)|"
+    r"\bM(?:IG|iG|ig)(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated|used|in\suse)|"
     r"enabled|configured|activated)\b|"
     r"\b(?:in|with|under|into)\sM(?:IG|iG|ig)\smode\b|\bconfiguration\sfor\sM(?:IG|iG|ig)\b|"
     # "the MIG mode of A100 GPU is enabled"; "turn on mig", "turn mig on a device" (any case)
