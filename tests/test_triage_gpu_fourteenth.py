@@ -10,7 +10,7 @@ from stackcheck.matrix import Matrix
 from stackcheck.matrix.index import MatrixIndex
 from stackcheck.snapshot.model import ObservationKind
 from tests.corpus import body
-from tests.test_triage_gpu_stack import findings, loud
+from tests.test_triage_gpu_stack import findings, loud, severities
 
 _PLUGIN = "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
 _NO_DEVICE = "cudaGetDeviceCount failed no CUDA-capable device is detected\n"
@@ -41,12 +41,12 @@ def test_modprobe_no_such_device_makes_no_gpu_advice(matrix: Matrix) -> None:
     Debian's nvidia_current module name read alike. Beside an lspci line showing an NVIDIA GPU
     it stays an error (the driver then does not support the GPU, or nouveau holds it)."""
     assert findings(matrix, body("1366")).get("SC532") is Severity.INFO
-    for refused in (
+    refused = (
         "modprobe: ERROR: could not insert 'nvidia': No such device\n",
         "insmod: ERROR: could not insert 'nvidia': No such device\n",
         "modprobe: ERROR: could not insert 'nvidia_current': No such device\n",
-    ):
-        assert findings(matrix, refused + _NO_DEVICE).get("SC532") is Severity.INFO, refused
+    )
+    assert severities(matrix, "SC532", tuple(r + _NO_DEVICE for r in refused)) == {Severity.INFO}
     lspci = "00:1e.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 SXM2 16GB] (rev a1)\n"
     text = lspci + "modprobe: ERROR: could not insert 'nvidia': No such device\n" + _NO_DEVICE
     assert findings(matrix, text).get("SC532") is Severity.ERROR
@@ -169,14 +169,10 @@ def test_a_build_target_newer_than_the_gpu_here_is_advice(matrix: Matrix) -> Non
     advice. The same target unknown on an H100 (the GPU itself), or with no GPU shown, stays an
     error."""
     assert findings(matrix, body("1307")).get("SC202") is Severity.INFO
-    for here in ("Instance type: p4d.24xlarge\n", "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n"):
-        assert findings(matrix, here + _NVCC_90).get("SC202") is Severity.INFO, here
-    for here in (
-        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n",
-        "Instance type: p5.48xlarge\n",
-        "",
-    ):
-        assert findings(matrix, here + _NVCC_90).get("SC202") is Severity.ERROR, here
+    older = ("Instance type: p4d.24xlarge\n", "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n")
+    assert severities(matrix, "SC202", tuple(h + _NVCC_90 for h in older)) == {Severity.INFO}
+    same = ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n", "Instance type: p5.48xlarge\n", "")
+    assert severities(matrix, "SC202", tuple(h + _NVCC_90 for h in same)) == {Severity.ERROR}
 
 
 def test_a_gpu_the_reporter_lacks_is_not_read() -> None:
