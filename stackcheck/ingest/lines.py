@@ -48,6 +48,11 @@ _PROMPT = re.compile(
     r"(?:\[?[\w.-]{1,64}(?:@[\w.-]{1,64})?[: ][^\s$#]{0,200}\]?\s{0,4}[$#]|\$)\s{1,4}"
 )
 _REPL = re.compile(r"^(?:>>>|\.\.\.|In \[\d{1,5}\]:)\s")
+# oh-my-zsh's default theme: "➜  ~ cmd", "➜  ~/src cmd", "➜  repo git:(main) ✗ cmd" (no "$" or
+# "#"); a directory name alone is not told from a command, so then only the arrow is the prompt.
+_ZSH_PROMPT = re.compile(
+    r"^➜\s{1,2}(?:(?:~|/)\S{0,200}\s{1,4}|\S{1,200}\sgit:\([^)\s]{1,100}\)(?:\s✗)?\s{1,4})?(?=\S)"
+)
 # Several NCCL lines pasted as one (a browser or a log shipper joined them): split before each
 # "host:pid:tid [rank] NCCL INFO", before each "[rank] NCCL INFO" (the host cut away) or,
 # without either prefix, before each "NCCL INFO".
@@ -96,6 +101,8 @@ def clean(raw: str, indent: int = 0) -> tuple[str, bool]:
     prompt = _PROMPT.match(text) if "$" in text or "#" in text else None
     if prompt is None and text[:1] in (">", ".", "I"):
         prompt = _REPL.match(text)
+    elif prompt is None and text[:1] == "➜":
+        prompt = _ZSH_PROMPT.match(text)
     if prompt is not None and text[prompt.end() :].strip():
         text, command = text[prompt.end() :], True
     return text.rstrip(), command

@@ -24,6 +24,7 @@ from stackcheck.matrix.models import (
     KnownIssue,
     Matrix,
     NcclRelease,
+    NonGpuFamily,
     OfiNcclRelease,
     TorchRelease,
     TorchVariant,
@@ -75,6 +76,12 @@ class MatrixIndex:
         if not type_:
             return None
         return next((i for i in self.matrix.instance if i.type == type_.strip().lower()), None)
+
+    def non_gpu_family(self, type_: str | None) -> NonGpuFamily | None:
+        """The entry naming ``type_``'s family as one without an NVIDIA GPU (``inf1.xlarge``:
+        AWS Inferentia); None where the family has one or the matrix does not know it."""
+        family = instance_family(type_)
+        return next((f for f in self.matrix.non_gpu_family if family in f.families), None)
 
     def gpu_link(self, name: str | None) -> GpuLink | None:
         """The expected links of the GPU model ``name`` (any name :meth:`gpu` knows)."""

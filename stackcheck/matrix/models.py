@@ -284,6 +284,16 @@ class Instance(Fact):
     arch: CpuArch = "x86_64"
 
 
+class NonGpuFamily(Fact):
+    """EC2 instance families with no NVIDIA GPU, grouped by the accelerator they carry instead."""
+
+    accelerator: str = Field(
+        description="What the families carry instead of an NVIDIA GPU: `none` (CPU only), or "
+        "the accelerator's name (AWS Inferentia, AWS Trainium, an AMD GPU)"
+    )
+    families: list[str] = Field(min_length=1, description="Instance families (`inf1`, `c5`)")
+
+
 class Dlami(Fact):
     name: str  # "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)"
     release: str  # "20260102"
@@ -420,6 +430,7 @@ class Matrix(BaseModel):
     gpu_link: list[GpuLink] = Field(default_factory=list)
     xid: list[Xid] = Field(default_factory=list)
     gpu_performance: list[GpuPerformance] = Field(default_factory=list)
+    non_gpu_family: list[NonGpuFamily] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -442,6 +453,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "gpu_link": ("gpu",),
     "xid": ("code",),
     "gpu_performance": ("gpu",),
+    "non_gpu_family": ("accelerator",),
 }
 
 

@@ -377,6 +377,16 @@ class NoGpuVisible(Rule):
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
             evidence.append(cpu[0].evidence)
+        elif not shown and (absent := _no_nvidia_gpu_there(ctx)):
+            said_absent, absent_evidence = absent
+            message = (
+                f"The process found no GPU or no NVIDIA driver ({said}), and {said_absent}: no "
+                "NVIDIA GPU can be visible there, so NVIDIA's driver, container toolkit and device "
+                "plugin find none. Run GPU work on a GPU machine or instance type, keep NVIDIA's "
+                "components off this one (a node selector for the device plugin), or give the "
+                "program a CPU path."
+            )
+            evidence.append(absent_evidence)
         elif hosted and not meant:
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}) on a hosted notebook "
@@ -416,6 +426,27 @@ def _gpu_meant(ctx: CheckContext) -> bool:
         return True
     instance = ctx.matrix.instance(ctx.snapshot.instance.type)
     return instance is not None and instance.gpu_count > 0
+
+
+def _no_nvidia_gpu_there(ctx: CheckContext) -> tuple[str, Evidence] | None:
+    """Positive evidence that the machine has no NVIDIA GPU at all: an instance type of a family
+    the matrix knows has none (an Inferentia or CPU-only EC2 type), or the kernel refusing the
+    nvidia module for want of a device (modprobe's `No such device`). What it says, and where."""
+    named = ctx.matrix.non_gpu_family(ctx.snapshot.instance.type)
+    if named is not None and ctx.snapshot.instance.evidence:
+        carries = "" if named.accelerator == "none" else f" (it carries {named.accelerator})"
+        return (
+            f"the instance type {ctx.snapshot.instance.type} has no NVIDIA GPU{carries}",
+            ctx.snapshot.instance.evidence[0],
+        )
+    refused = ctx.snapshot.observations("no-nvidia-device")
+    if refused:
+        return (
+            f"the kernel found no device for the nvidia module ({refused[0].value}): the machine "
+            "has no NVIDIA GPU (or only one the driver does not support)",
+            refused[0].evidence,
+        )
+    return None
 
 
 def _gpu_flag(spec: RunSpec) -> bool:
@@ -547,7 +578,10 @@ class VisibleDeviceBeyondContainer(Rule):
         "GPUs its own request gives (`--gpus device=1`, `--gpus 2`, compose `device_ids` or "
         "`count`, a `nvidia.com/gpu` limit); a spec that chooses its GPUs by the host's "
         "`$CUDA_VISIBLE_DEVICES` and passes that variable in unchanged (`--env "
-        "CUDA_VISIBLE_DEVICES`) is a warning.",
+        "CUDA_VISIBLE_DEVICES`) is a warning. Also a Slurm job given GPUs in a pyxis/enroot "
+        "container (`srun --gres=gpu:1 --container-image=...`) where the nodes' cgroup.conf is "
+        "shown without `ConstrainDevices=yes`: a warning, an error where the text shows a "
+        "CUDA_VISIBLE_DEVICES index above 0 or a process that found no GPU.",
         why="Inside a container the GPUs it was given are numbered from 0, whatever their "
         "numbers on the host: `--gpus device=1` shows the host's GPU 1 as device 0, so "
         "`CUDA_VISIBLE_DEVICES=1` (the host's number passed on) names no device and CUDA finds "
@@ -555,11 +589,16 @@ class VisibleDeviceBeyondContainer(Rule):
         example="`docker run --gpus device=1 -e CUDA_VISIBLE_DEVICES=1 ...` (devitocodes/devito's "
         "CI, whose fix dropped the --env).",
         fix="Choose the GPUs with the request alone (`--gpus device=1`, `NVIDIA_VISIBLE_DEVICES`) "
-        "and leave CUDA_VISIBLE_DEVICES unset in the container, or number from 0 within it.",
-        references=("https://github.com/devitocodes/devito/pull/2710",),
+        "and leave CUDA_VISIBLE_DEVICES unset in the container, or number from 0 within it. "
+        "On Slurm with pyxis, set `ConstrainDevices=yes` in cgroup.conf.",
+        references=(
+            "https://github.com/devitocodes/devito/pull/2710",
+            "https://github.com/NVIDIA/pyxis/issues/47",
+        ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        yield from self._slurm_unconstrained(ctx)
         for spec in ctx.snapshot.run_specs:
             passed = spec.env.get("CUDA_VISIBLE_DEVICES")
             if (
@@ -591,6 +630,44 @@ class VisibleDeviceBeyondContainer(Rule):
                     f"{', '.join(beyond)}: CUDA finds no such device.",
                     spec_evidence(spec, "CUDA_VISIBLE_DEVICES", "gpu", "device")[:3],
                 )
+
+    def _slurm_unconstrained(self, ctx: CheckContext) -> Iterable[Finding]:
+        """Without the device cgroup (ConstrainDevices, off by default) Slurm sets
+        CUDA_VISIBLE_DEVICES to the node's own GPU numbers (`2`), while enroot's hook passes
+        only those GPUs into the container, where they are numbered from 0 (NVIDIA/pyxis#47)."""
+        jobs = ctx.snapshot.observations("slurm-gpu-container")
+        constrain = ctx.snapshot.observations("slurm-constrain-devices")
+        shown = ctx.snapshot.observations("slurm-cgroup-conf")
+        if not jobs or any((o.value or "").lower() == "yes" for o in constrain):
+            return
+        off = constrain or shown
+        if not off:
+            return
+        visible = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
+        ids = [i.strip() for i in (visible.value if visible else "").split(",")]
+        beyond = any(i.isdigit() and int(i) > 0 for i in ids)
+        failed = ctx.snapshot.observations("no-gpu")
+        said = (
+            f"ConstrainDevices={constrain[0].value}"
+            if constrain
+            else "a cgroup.conf without ConstrainDevices=yes"
+        )
+        yield self.finding(
+            f"The Slurm job runs in a pyxis/enroot container with GPUs ({jobs[0].value}) on "
+            f"nodes whose device cgroup is off ({said}): Slurm then sets CUDA_VISIBLE_DEVICES "
+            "to the node's own GPU numbers, while the container holds only the job's GPUs, "
+            "numbered from 0, so an index other than 0..n-1 names no device there"
+            + (f" (CUDA_VISIBLE_DEVICES={visible.value} here)." if visible and beyond else ".")
+            + " Set `ConstrainDevices=yes` in cgroup.conf (with gres.conf naming the GPUs' "
+            "device files) and restart slurmd.",
+            [
+                jobs[0].evidence,
+                off[0].evidence,
+                *([visible.evidence] if visible and beyond else []),
+                *(o.evidence for o in failed[:1]),
+            ],
+            severity=Severity.ERROR if beyond or failed else Severity.WARNING,
+        )
 
 
 class PrivilegedSeesAllGpus(Rule):

@@ -65,7 +65,9 @@ class NotInMatrix(Rule):
                     torch.evidence[:1],
                 )
         instance = ctx.snapshot.instance.type
-        if instance and ctx.matrix.instance(instance) is None:
+        # a family known to carry no NVIDIA GPU (c5, inf1) is known, not missing
+        known = ctx.matrix.instance(instance) or ctx.matrix.non_gpu_family(instance)
+        if instance and known is None:
             yield self.finding(
                 f"Instance type {instance} is not in the matrix.", ctx.snapshot.instance.evidence
             )

@@ -421,6 +421,11 @@ ObservationKind = Literal[
     "tensorflow-stated",  # the report states the TensorFlow release it runs (value: "2.12")
     "windows-native",  # the report's machine runs native Windows, not WSL (value: as stated)
     "framework-cpu-build",  # a framework says its build has no CUDA (TensorFlow, JAX, Paddle, ORT)
+    "no-nvidia-device",  # the kernel refused the nvidia module for want of a device (modprobe)
+    "ranks-share-gpu",  # two ranks of one communicator on one GPU (a launcher's placement)
+    "slurm-gpu-container",  # a Slurm job given GPUs runs in a pyxis/enroot container (srun)
+    "slurm-cgroup-conf",  # a Slurm cgroup.conf is shown (value: a line of it)
+    "slurm-constrain-devices",  # cgroup.conf's ConstrainDevices (value: yes or no)
 ]
 
 

@@ -95,8 +95,17 @@ def _slurm_gpu_request(line: Line, words: Sequence[str]) -> list[Fact]:
             asked = [v for v in asked if v[0] == "gpu"]
         # The count is the last field where it is a number; a type alone (gpu:a100) is one.
         if any(not (v[-1].isdigit() and int(v[-1]) == 0) for v in asked if v[-1]):
-            return [ObservationFact(line, "gpu-implied", f"{option}={value}")]
+            facts: list[Fact] = [ObservationFact(line, "gpu-implied", f"{option}={value}")]
+            # pyxis's options (its SPANK plugin runs the task in an enroot container, which
+            # holds only the GPUs the job was given)
+            image = next((w for w in words if w.startswith(_PYXIS)), None)
+            if image is not None:
+                facts.append(ObservationFact(line, "slurm-gpu-container", f"{image} {word}"))
+            return facts
     return []
+
+
+_PYXIS = ("--container-image", "--container-name")
 
 
 class Launcher(Format):
