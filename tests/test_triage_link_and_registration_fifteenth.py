@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
-from stackcheck.snapshot.model import ObservationKind
+from stackcheck.snapshot.model import ComponentName, ObservationKind
 from tests.corpus import body
 from tests.test_triage_gpu_stack import loud
 
@@ -58,3 +58,29 @@ def test_a_failed_ucx_registration_keeps_its_error(matrix: Matrix) -> None:
         "[0x7f0000000000..0x7f0000100000]: Cannot allocate memory\n"
     )
     assert _observed(rcache, "rdma-register-failed") == ["Cannot allocate memory"]
+
+
+def _libfabric(text: str) -> list[str]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [i.version for i in snapshot.components[ComponentName.LIBFABRIC].installations]
+
+
+def test_libfabric_stated_in_prose(matrix: Matrix) -> None:
+    """libfabric named with its version in a sentence or a list (a release, a release candidate
+    as in ofiwg/libfabric#6565, Amazon's build) is read like PyTorch's or cuDNN's; a suggested
+    version, a range, a branch or a tarball's name is not; a version alone raises nothing."""
+    for text, version in (
+        ("We are using libfabric 1.11.1 with Open MPI 4.1.0\n", "1.11.1"),
+        ("- libfabric: 1.12.0rc1\n", "1.12.0rc1"),
+        ("libfabric version: 1.18.2amzn1.0\n", "1.18.2amzn1.0"),
+        ("libfabric 2.1.0\n", "2.1.0"),
+    ):
+        assert _libfabric(text) == [version], text
+        assert loud(matrix, text) == {}, text
+    for text in (
+        "Please upgrade to libfabric 1.19\n",
+        "since libfabric 1.18 the EFA provider handles it\n",
+        "Libfabric: https://github.com/ofiwg/libfabric -b 'master'\n",
+        "libfabric-1.11.0.tar.bz2\n",
+    ):
+        assert _libfabric(text) == [], text
