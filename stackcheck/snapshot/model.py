@@ -426,6 +426,8 @@ ObservationKind = Literal[
     "slurm-gpu-container",  # a Slurm job given GPUs runs in a pyxis/enroot container (srun)
     "slurm-cgroup-conf",  # a Slurm cgroup.conf is shown (value: a line of it)
     "slurm-constrain-devices",  # cgroup.conf's ConstrainDevices (value: yes or no)
+    "linker-library-missing",  # a link step found no lib<name>.so (value: "cuda" for -lcuda)
+    "rdma-register-failed",  # RDMA memory registration failed (value: the error it names)
 ]
 
 

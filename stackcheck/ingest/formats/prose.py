@@ -917,6 +917,12 @@ _STATED = (
         _prose_unchecked("CUDA"),
     ),
     _Stated(
+        # a release, its candidate or Amazon's build ("libfabric 1.12.0rc1", "1.18.2amzn1.0")
+        rf"{_WORD}libfabric",
+        r"[12]\.\d{1,2}(?:\.\d{1,2})?(?:rc\d{1,2}|amzn\d{1,2}\.\d{1,2})?(?![A-Za-z0-9_+]|\.\d)",
+        _prose_component(ComponentName.LIBFABRIC),
+    ),
+    _Stated(
         # 驱动(程序), ドライバ(ー)
         r"\u9a71\u52a8(?:\u7a0b\u5e8f)?|\u30c9\u30e9\u30a4\u30d0\u30fc?",
         r"\d{3}\.\d{1,3}(?:\.\d{1,3})?(?![A-Za-z0-9_+]|\.\d)",
@@ -965,11 +971,11 @@ def continuation(line: Line, following: Line | None) -> str:
 
 
 def stated_components(line: Line, tail: str = "") -> list[Fact]:
-    """The PyTorch, cuDNN, CUDA and driver versions a sentence or an environment list states,
-    by the table above; not where the sentence, up to the end of the version's clause, suggests
-    a version or says one works ("upgrade to torch 2.1", "torch 2.1 is required"; a later clause,
-    "..., and running X suggests that our versions should be compatible", does not count), nor
-    after a word that makes it a range ("since torch 1.8") or a target."""
+    """The PyTorch, cuDNN, CUDA, libfabric and driver versions a sentence or an environment list
+    states, by the table above; not where the sentence, up to the end of the version's clause,
+    suggests a version or says one works ("upgrade to torch 2.1", "torch 2.1 is required"; a later
+    clause, "..., and running X suggests that our versions should be compatible", does not count),
+    nor after a word that makes it a range ("since torch 1.8") or a target."""
     facts: list[Fact] = []
     if _COMMENT.match(line.text):
         return facts  # a script's or a Dockerfile's comment ("# First stage - DLC PyTorch 2.6")
