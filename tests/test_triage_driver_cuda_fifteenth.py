@@ -1,0 +1,37 @@
+"""Triage readings of the driver against CUDA from the fifteenth pass: a program's driver check
+retold in the reporter's words (tests/data/reports, source cited there) and the other shapes the
+same kind of sentence takes."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def test_a_retold_driver_check_is_the_reporters_word(matrix: Matrix) -> None:
+    """1406: 'the msg is that my Nvidia version is too old' after a cu100 build on a CUDA 9 host."""
+    assert findings(matrix, body("1406")).get("SC101") is Severity.WARNING
+    for said in (
+        "the msg is that my Nvidia version is too old.\n",
+        "The error says my nvidia driver is outdated.\n",
+        "it tells me the GPU driver version is too old\n",
+        "Torch complains that the NVIDIA driver was out of date.\n",
+    ):
+        assert findings(matrix, said).get("SC101") is Severity.WARNING, said
+
+
+def test_a_question_or_a_denial_about_the_driver_is_not_read(matrix: Matrix) -> None:
+    for said in (
+        "Does the error mean my NVIDIA driver is too old?\n",
+        "If the message says the nvidia driver is too old, update it.\n",
+        "My driver is 535 and the GPU works fine.\n",
+    ):
+        assert "SC101" not in findings(matrix, said), said
