@@ -35,3 +35,21 @@ def test_a_question_or_a_denial_about_the_driver_is_not_read(matrix: Matrix) -> 
         "My driver is 535 and the GPU works fine.\n",
     ):
         assert "SC101" not in findings(matrix, said), said
+
+
+def test_driver_files_in_the_image_are_a_driver_mismatch(matrix: Matrix) -> None:
+    """1440: nvidia-container-cli cannot mount the host's nvidia-smi over the image's own (the
+    paste wrapped mid-word); a driver library the image holds reads the same."""
+    assert findings(matrix, body("1440")).get("SC103") is Severity.ERROR
+    for held in ("usr/bin/nvidia-smi", "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"):
+        text = (
+            "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+            f"0123abcd/merged/{held}: file exists: unknown.\n"
+        )
+        assert findings(matrix, text).get("SC103") is Severity.ERROR, held
+
+
+def test_unsloths_gpu_check_is_cuda_unavailable() -> None:
+    """1402: Unsloth's import-time check is torch.cuda.is_available() False."""
+    snapshot = read_report(body("1402"), "pasted").snapshot
+    assert snapshot.observations("cuda-unavailable")
