@@ -53,3 +53,15 @@ def test_unsloths_gpu_check_is_cuda_unavailable() -> None:
     """1402: Unsloth's import-time check is torch.cuda.is_available() False."""
     snapshot = read_report(body("1402"), "pasted").snapshot
     assert snapshot.observations("cuda-unavailable")
+
+
+def test_a_tesla_kepler_card_in_prose_is_the_machines_gpu() -> None:
+    """1405: 'I am using a Tesla K40m' (sm_35, which PyTorch's binaries dropped in 1.3.1)."""
+    for said, name in (
+        (body("1405"), "Tesla K40m"),
+        ("We run on a Tesla K20Xm.\n", "Tesla K20Xm"),
+        ("the job is using an NVIDIA Tesla K40c\n", "Tesla K40c"),
+    ):
+        devices = read_report(said, "pasted").snapshot.gpus.devices
+        assert [(d.name, d.compute_capability) for d in devices] == [(name, "3.5")], said
+    assert not read_report("a Tesla K40m would be nice\n", "pasted").snapshot.gpus.devices
