@@ -65,3 +65,10 @@ def test_a_tesla_kepler_card_in_prose_is_the_machines_gpu() -> None:
         devices = read_report(said, "pasted").snapshot.gpus.devices
         assert [(d.name, d.compute_capability) for d in devices] == [(name, "3.5")], said
     assert not read_report("a Tesla K40m would be nice\n", "pasted").snapshot.gpus.devices
+
+
+def test_nvmls_mismatch_with_spaces_around_the_slash_is_read(matrix: Matrix) -> None:
+    """1441: 'Failed to initialize NVML: Driver / library version mismatch' in an old container
+    after a host driver upgrade; the bare form spaced the same way too."""
+    assert findings(matrix, body("1441")).get("SC103") is Severity.ERROR
+    assert findings(matrix, "nvidia-smi says Driver / library version mismatch\n").get("SC103")
