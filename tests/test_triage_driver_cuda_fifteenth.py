@@ -72,3 +72,17 @@ def test_nvmls_mismatch_with_spaces_around_the_slash_is_read(matrix: Matrix) -> 
     after a host driver upgrade; the bare form spaced the same way too."""
     assert findings(matrix, body("1441")).get("SC103") is Severity.ERROR
     assert findings(matrix, "nvidia-smi says Driver / library version mismatch\n").get("SC103")
+
+
+def test_a_driver_said_incompatible_with_a_cuda_runtime_is_the_reporters_word(
+    matrix: Matrix,
+) -> None:
+    """1444: 'my system drivers are incompatible with the package cuda runtime' (Singularity
+    --nv on a host driver 352 under a CUDA 9 image); a CUDA named without its number too."""
+    assert findings(matrix, body("1444")).get("SC101") is Severity.WARNING
+    for said in (
+        "The host driver is too old for the CUDA runtime in the image.\n",
+        "our drivers are not compatible with the container's cuda toolkit\n",
+    ):
+        assert findings(matrix, said).get("SC101") is Severity.WARNING, said
+    assert "SC101" not in findings(matrix, "Is the driver incompatible with the cuda runtime?\n")
