@@ -343,7 +343,9 @@ class DriverLibraryMismatch(Rule):
         what="Compares the loaded NVIDIA kernel module's version with the version of the "
         "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use, and "
         "reads the verdicts that say they differ (`Failed to initialize NVML: Driver/library "
-        "version mismatch`, `NVRM: API mismatch`, and said in Chinese: `驱动不一致`). In a pasted "
+        "version mismatch`, `NVRM: API mismatch`, and said in Chinese: `驱动不一致`), and the "
+        "container toolkit's `mount error: file creation failed: …: file exists` (an image that "
+        "ships driver files of its own, nvidia-smi or libnvidia-ml.so.1). In a pasted "
         "text, the kernel module is /proc/driver/nvidia/version and the user space a package "
         "listing's driver packages (`dpkg -l nvidia-smi`, `libnvidia-compute-550`, `libcuda1`, "
         "`xorg-x11-drv-nvidia-cuda-libs`).",
