@@ -4,6 +4,7 @@ corpus reports they were written for (each cited)."""
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
 from tests.test_triage_gpu_stack import findings
@@ -96,3 +97,35 @@ def test_gpus_left_in_mig_mode_in_prose_are_read(matrix: Matrix) -> None:
     ):
         assert findings(matrix, sentence + "\n").get("SC1121") is Severity.WARNING, sentence
     assert "SC1121" not in findings(matrix, "GPUs 0-3 were not enabled for MIG.\n")
+
+
+def _observed(text: str) -> dict[str, str | None]:
+    return {o.kind: o.value for o in read_report(text, "report.txt").snapshot.observed}
+
+
+def test_an_image_missing_from_its_registry_is_read_and_blames_nothing(matrix: Matrix) -> None:
+    """NVIDIA/k8s-device-plugin#216 and #230 (1451, 1452): a device plugin release named in the
+    manifests before its image was published. Kubelet's, Docker's and the registry's words for
+    an image that is not there are read, and no rule blames the GPU stack for them."""
+    for text in (
+        body("1451"),
+        body("1452"),
+        '  Warning  Failed  8s  kubelet Failed to pull image "nvcr.io/nvidia/gpu-operator:v99.1.0":'
+        " rpc error: code = NotFound desc = failed to pull and unpack image\n",
+        "Error response from daemon: pull access denied for nvidia/k8s-device-plugin, repository "
+        "does not exist or may require 'docker login'\n",
+    ):
+        assert "image-not-found" in _observed(text), text
+        assert findings(matrix, text) == {}, text
+
+
+def test_the_gpu_operator_release_is_read_from_its_template_and_prose() -> None:
+    """NVIDIA/gpu-operator#629 (1443): the operator's bug template names its release; so do a
+    Helm chart's name and prose."""
+    assert _observed(body("1443")).get("gpu-operator-version") == "23.6.1"
+    for text, version in (
+        ("* GPU Operator Version: v24.3.0\n", "24.3.0"),
+        ("We installed gpu-operator-v23.9.1 with Helm on EKS.\n", "23.9.1"),
+        ("The cluster runs GPU Operator 1.11.1 and containerd.\n", "1.11.1"),
+    ):
+        assert _observed(text).get("gpu-operator-version") == version, text

@@ -426,6 +426,8 @@ ObservationKind = Literal[
     "slurm-gpu-container",  # a Slurm job given GPUs runs in a pyxis/enroot container (srun)
     "slurm-cgroup-conf",  # a Slurm cgroup.conf is shown (value: a line of it)
     "slurm-constrain-devices",  # cgroup.conf's ConstrainDevices (value: yes or no)
+    "image-not-found",  # a registry has no such image or tag (a pull failed): not the GPU stack
+    "gpu-operator-version",  # the NVIDIA GPU Operator release the cluster runs (value: "23.6.1")
 ]
 
 
