@@ -54,35 +54,46 @@ def test_a_gpu_build_image_or_a_missing_gpu_keeps_the_warning(matrix: Matrix) ->
     assert findings(matrix, missing).get("SC531") is Severity.ERROR
 
 
+def _levels(matrix: Matrix, rule: str, *sentences: str) -> dict[str, Severity | None]:
+    """The level ``rule`` gives each sentence read alone (None: no finding)."""
+    return {s: findings(matrix, s + "\n").get(rule) for s in sentences}
+
+
 def test_dataloader_out_of_shared_memory_in_prose_is_read(matrix: Matrix) -> None:
     """kubeflow/pipelines#11136 (1446): a reporter says in their own words that the DataLoader
     ran out of shared memory (typos and all); other phrasings of the same kind read the same, a
     GPU kernel's on-chip shared memory and a question do not."""
     assert findings(matrix, body("1446")).get("SC502") is Severity.ERROR
-    for sentence in (
+    read = _levels(
+        matrix,
+        "SC502",
         "i  faced problem that share memory out ouf bound error when use kfp v2 with pytorch "
         "dataLoder",
         "Training in the pod fails because the DataLoader ran out of shared memory.",
         "We hit /dev/shm exhausted errors as soon as the PyTorch data loader started 8 workers.",
-    ):
-        assert findings(matrix, sentence + "\n").get("SC502") is Severity.ERROR, sentence
-    for sentence in (
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+    ignored = _levels(
+        matrix,
+        "SC502",
         "The kernel's shared memory ran out of space per block before the DataLoader started.",
         "Could /dev/shm run out when the DataLoader starts its workers?",
-    ):
-        assert "SC502" not in findings(matrix, sentence + "\n"), sentence
+    )
+    assert set(ignored.values()) == {None}, ignored
 
 
 def test_nvml_load_failure_in_prose_is_read(matrix: Matrix) -> None:
     """NVIDIA/k8s-device-plugin#314 (1432): the device plugin's NVML load failure restated in
     prose ('or else you get "failed to load NVML" errors') says a process saw no driver."""
     assert "SC532" in findings(matrix, body("1432"))
-    for sentence in (
+    read = _levels(
+        matrix,
+        "SC532",
         'The device plugin pod keeps crashing and you get "failed to load NVML" errors.',
         "The nvidia-device-plugin daemonset is unable to load NVML on the new nodes.",
         "The plugin could not load NVML after we switched the nodes to containerd.",
-    ):
-        assert "SC532" in findings(matrix, sentence + "\n"), sentence
+    )
+    assert None not in read.values(), read
     assert "SC532" not in findings(matrix, "Why does the plugin fail to load NVML?\n")
 
 
@@ -90,12 +101,14 @@ def test_gpus_left_in_mig_mode_in_prose_are_read(matrix: Matrix) -> None:
     """NVIDIA/mig-parted#129 (1449): GPUs a partial mig-parted config did not list keep their
     MIG mode, as the reporter says ('GPUs 0-3 were enabled for MIG'); a negation does not."""
     assert findings(matrix, body("1449")).get("SC1121") is Severity.WARNING
-    for sentence in (
+    read = _levels(
+        matrix,
+        "SC1121",
         "That cause GPUs 0-3 were enabled for MIG, which was not my intention.",
         "After applying the config, GPUs 0-3 stayed in MIG mode.",
         "The unlisted devices remained MIG-enabled after nvidia-mig-parted apply.",
-    ):
-        assert findings(matrix, sentence + "\n").get("SC1121") is Severity.WARNING, sentence
+    )
+    assert set(read.values()) == {Severity.WARNING}, read
     assert "SC1121" not in findings(matrix, "GPUs 0-3 were not enabled for MIG.\n")
 
 
