@@ -8,7 +8,12 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.rules.runtime_facts import gpu_image, gpu_image_name, spec_evidence
+from stackcheck.rules.runtime_facts import (
+    framework_only_image,
+    gpu_image,
+    gpu_image_name,
+    spec_evidence,
+)
 from stackcheck.snapshot.model import (
     UNCOUNTED_RESERVATION,
     ComponentName,
@@ -41,7 +46,7 @@ class ContainerWithoutGpus(Rule):
     name = "container-without-gpus"
     family = "gpu-visibility"
     severity = Severity.ERROR
-    lowest = Severity.WARNING
+    lowest = Severity.INFO
     title = "A GPU container is started without a GPU request"
     doc = RuleDoc(
         what="Checks `docker run` lines and compose services that run a GPU image (or on a "
@@ -52,7 +57,9 @@ class ContainerWithoutGpus(Rule):
         "with `count` or `device_ids` (one with neither requests zero GPUs); "
         "Kubernetes containers that run a GPU image (or whose process found no GPU) for an "
         "`nvidia.com/gpu` limit (or a MIG instance's `nvidia.com/mig-1g.10gb`, a shared GPU's "
-        "`nvidia.com/gpu.shared`). "
+        "`nvidia.com/gpu.shared`); a pod whose image names only a framework "
+        "(`pytorch-mnist`, no CUDA or GPU tag) and whose process saw no lack of a GPU is "
+        "info: such examples also run on CPUs. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
         "command that started it, a warning names the likely cause; so does a sentence that "
         "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
@@ -102,7 +109,11 @@ class ContainerWithoutGpus(Rule):
                 + unless
                 + (", and the report shows it saw none." if unavailable else "."),
                 [*spec.evidence[:1], *(o.evidence for o in unavailable[:1])],
-                severity=Severity.ERROR if unavailable else Severity.WARNING,
+                severity=Severity.ERROR
+                if unavailable
+                else Severity.INFO
+                if spec.kind == "kubernetes" and framework_only_image(spec.image)
+                else Severity.WARNING,
             )
         for spec in ctx.snapshot.run_specs:
             if spec.kind == "compose" and (spec.gpus or "").endswith(UNCOUNTED_RESERVATION):

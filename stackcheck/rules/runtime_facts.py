@@ -21,6 +21,8 @@ DOCKER_DEFAULT_SHM = 64 << 20
 _GPU_IMAGE = re.compile(
     r"cuda|gpu|pytorch|tensorflow|nvidia|nvcr\.io|vllm|sglang|triton|nemo", re.I
 )
+# The part of _GPU_IMAGE that names a GPU build, not just a framework that also runs on CPUs.
+_GPU_BUILD_IMAGE = re.compile(r"cuda|gpu|nvidia|nvcr\.io|vllm|sglang|triton|nemo", re.I)
 _DIAGNOSTIC = frozenset(
     [
         "nvidia-smi",
@@ -150,6 +152,12 @@ def gpu_image(spec: RunSpec) -> bool:
 def gpu_image_name(image: str | None) -> bool:
     """Whether an image's name says it is built for NVIDIA GPUs (CUDA, NGC, a GPU framework)."""
     return bool(image and _GPU_IMAGE.search(image))
+
+
+def framework_only_image(image: str | None) -> bool:
+    """An image named only for a framework (``pytorch-mnist``, ``tensorflow/tensorflow:2.15``):
+    such images also run on CPUs, so the name alone does not say the container needs a GPU."""
+    return bool(image and _GPU_IMAGE.search(image) and not _GPU_BUILD_IMAGE.search(image))
 
 
 def diagnostic_only(spec: RunSpec) -> bool:

@@ -428,6 +428,8 @@ ObservationKind = Literal[
     "slurm-constrain-devices",  # cgroup.conf's ConstrainDevices (value: yes or no)
     "linker-library-missing",  # a link step found no lib<name>.so (value: "cuda" for -lcuda)
     "rdma-register-failed",  # RDMA memory registration failed (value: the error it names)
+    "image-not-found",  # a registry has no such image or tag (a pull failed): not the GPU stack
+    "gpu-operator-version",  # the NVIDIA GPU Operator release the cluster runs (value: "23.6.1")
 ]
 
 
