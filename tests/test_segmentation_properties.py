@@ -279,3 +279,20 @@ def test_collect_env_and_torch_config_survive_wrapping(key: str, width: int) -> 
         )
     )
     assert reading(wrapped) == reading(text)
+
+
+def test_a_message_whose_required_words_stand_on_the_line_before_the_wrap() -> None:
+    # The OS a line names beside EFA (a catalogue entry with `requires`), wrapped by a browser
+    # so the OS falls on the next line; a new list item is not such a line.
+    sentence = (
+        "We pinned the EFA installer on our compute nodes after it broke, to address the issue "
+        "on Rocky 9 nodes."
+    )
+    wrapped = sentence.replace("the issue ", "the issue\n")
+    assert "observed os-named" in meaning(sentence)
+    assert meaning(wrapped) == meaning(sentence)
+    listed = (
+        "* Instance: p4d.24xlarge with EFA enabled, the installer pinned on all nodes\n"
+        "* OS: Rocky 9\n"
+    )
+    assert "observed os-named" not in meaning(listed)

@@ -833,8 +833,8 @@ def test_a_cpu_wheel_of_pytorch_beside_cuda_unavailable(matrix: Matrix) -> None:
 def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matrix) -> None:
     """nvidia-container-cli's `unknown device` (a GPU the host lacks) and `cgroup subsystem
     devices not found` (a cgroup-v2 host under libnvidia-container before 1.8), its `mount error:
-    ... libnvidia-ml.so.1: file exists` (an image that ships driver libraries), and the driver
-    installer's `Unable to load the kernel module 'nvidia.ko'`: the process gets no GPU."""
+    ... libnvidia-ml.so.1: file exists` (an image that ships driver libraries: SC103 too), and the
+    driver installer's `Unable to load the kernel module 'nvidia.ko'`: the process gets no GPU."""
     said = (
         "stderr: nvidia-container-cli: device error: 1: unknown device\\n",
         "nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0"
@@ -849,8 +849,6 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "were found: unknown.",
         "[188549.976351] NVRM: The NVIDIA probe routine was not called for 3 device(s).",
         "[  441.170986] NVRM: No NVIDIA graphics adapter found!",
-        "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
-        "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.",
     )
     unsaid = (
         "nvidia-container-cli: device error: unknown reason",
@@ -859,6 +857,13 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "I could load the kernel module nvidia.ko after disabling Secure Boot",
     )
     reads(matrix, "SC532", Severity.ERROR, said, unsaid)
+    # The image's own driver libraries collide with the host's: no GPU, and a driver/library
+    # mismatch (SC103) named as what the image did.
+    baked = (
+        "stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2"
+        "/706b1d1b/merged/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown."
+    )
+    assert loud(matrix, baked) == {"SC532": Severity.ERROR, "SC103": Severity.ERROR}
 
 
 # nvidia-smi's table as NVIDIA/DIGITS#2005 posted it (R375: a K40m in Exclusive_Process mode).

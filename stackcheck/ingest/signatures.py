@@ -405,6 +405,18 @@ def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
                 grown.append(joined)
                 for sig, found in _found(joined.text):
                     whole_in_tail = (sig.id, found.end() - tail_at + _lead(tail.text)) in ends[last]
+                    if found.start() >= tail_at:
+                        # A message the next line holds whole, whose required words stand on
+                        # this line ("[EFA] Upgrade EFA ... to address issue on" / "Rocky9."):
+                        # the wrapped sentence's, read once, from the pair.
+                        if (
+                            last == start + 1
+                            and sig.requires is not None
+                            and not whole_in_tail
+                            and _wrapped_onto(line, tail)
+                        ):
+                            best[(sig.id, found.start())] = (sig, joined, found)
+                        continue
                     if (
                         found.start() < len(line.text)
                         and found.end() > tail_at
@@ -423,6 +435,19 @@ def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:
 
 
 _CONTINUES = re.compile(r"^\s*[a-z0-9(]")  # the sentence goes on: no capital
+
+
+def _wrapped_onto(line: Line, tail: Line) -> bool:
+    """Whether ``tail`` may go on with ``line``'s sentence after a wrap: a long line, then one
+    that is no new list item or heading and not indented deeper (a tool's own next line)."""
+    return (
+        len(line.text.rstrip()) >= WRAP_MIN
+        and _NEW_ITEM.match(tail.text) is None
+        and _lead(tail.text) <= _lead(line.text)
+    )
+
+
+_NEW_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)]|#{1,6})\s")
 
 
 def _cut_by_wrap(lines: Sequence[Line], start: int, sig: Signature, found: re.Match[str]) -> bool:
