@@ -253,7 +253,8 @@ def split_lines(text: str) -> list[Line]:
                 continue
         else:
             header = None
-        if _fence(_unquoted(raw)[indents[index] :]):  # a fence of a re-indented or quoted block
+        if ("`" in raw or "~" in raw) and _fence(_unquoted(raw)[indents[index] :]):
+            # a fence, also of a re-indented or quoted block
             code = not code
             lines.append(Line(number, raw, "", fence=True))
             continue
