@@ -22,16 +22,17 @@ _CUT = limits.PASTED_TEXT_BYTES >> 20
 DESCRIPTION = f"""\
 Read text that holds tool output - python -m torch.utils.collect_env (and vLLM/SGLang's),
 nvidia-smi (table, -q, nvlink -s, topo -m), lspci -vv, setpci reads of ACS Control,
-ibv_devinfo, dmesg Xid lines, nvcc --version, NCCL_DEBUG=INFO logs (and NVIDIA/nccl's issue
-form), nccl-tests and
-p2pBandwidthLatencyTest output, pip/conda lists, fi_info (-p efa, -v),
-/opt/amazon/efa_installed_packages, ulimit -a, lsmod, df, ldconfig -p, docker run lines,
-docker-compose services, Kubernetes specs, Dockerfiles, environment dumps, dpkg -l / apt list /
-rpm -qa, accelerate env / transformers env, ds_report, torch.__config__.show(),
-nvidia-container-cli info, python -c one-liners - and some 100 known error and warning messages
-(CUDA, NVML, PyTorch, NCCL, aws-ofi-nccl, libfabric, the fabric manager, the container toolkit,
-the kernel) - in any order, with Markdown fences, <details>, tables, quotes, prompts and prose
-around it. What the text states
+ibv_devinfo, dmesg Xid lines, nvcc --version, NCCL_DEBUG=INFO logs (and NVIDIA/nccl's and
+TensorFlow's issue forms), nccl-tests and p2pBandwidthLatencyTest output, pip/conda lists,
+fi_info (-p efa, -v), /opt/amazon/efa_installed_packages, ulimit -a (and a launcher's tasks
+answering ulimit -l), lsmod, df, ldconfig -p, docker run lines, Singularity/Apptainer commands,
+docker-compose services, Kubernetes specs and GPU Feature Discovery labels, Dockerfiles,
+environment dumps, dpkg -l / apt list / rpm -qa, accelerate env / transformers env, ds_report,
+torch.__config__.show(), nvidia-container-cli info, python -c one-liners - and several hundred
+known error and warning messages (CUDA, cuDNN, NVML, PyTorch, TensorFlow, JAX, NCCL,
+aws-ofi-nccl, libfabric, UCX, the fabric manager, the container toolkit, the kernel) - in any
+order, with Markdown fences, <details>, tables, quotes, prompts and prose around it. What the
+text states
 becomes a partial snapshot (what it does not state stays unknown) and the rules run on it.
 Only the first {_CUT} MiB is read (a warning says when the rest was cut); secrets in it (tokens,
 keys, URL credentials) are masked in every output."""
