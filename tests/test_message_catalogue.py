@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from stackcheck.errors import StackcheckError
 from stackcheck.ingest import signatures
 from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
 from stackcheck.ingest.hardware import GpuHealthFact, XidFact
@@ -154,3 +155,18 @@ def test_the_indexed_screen_keeps_every_message_a_needle_admits() -> None:
             if not needles or any(n in (lowered if s.blind else key) for n in needles)
         )
         assert screen.candidates(key) == wanted, key
+
+
+def test_a_message_without_a_screen_word_is_refused_at_load() -> None:
+    """Two-character alternatives leave no literal word of three characters every match holds."""
+    entry = {
+        "id": "no-word",
+        "source": "s",
+        "meaning": "m",
+        "pattern": "(?:多个|两个)进",
+        "facts": [{"kind": "observation", "observe": "ranks-share-gpu", "value": "{0}"}],
+        "example": "多个进",
+        "example_url": "https://github.com/o/r/issues/1",
+    }
+    with pytest.raises(StackcheckError, match="no-word"):
+        signatures._signature(entry)

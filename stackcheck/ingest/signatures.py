@@ -105,8 +105,6 @@ class Signature:
         return None if expression is None else re.compile(expression, self.flags)
 
     def could_match(self, text: str, lowered: str) -> bool:
-        if not self.needles:
-            return True
         haystack = lowered if self.blind else text
         return any(needle in haystack for needle in self.needles)
 
@@ -199,7 +197,7 @@ MIN_NEEDLE = 3
 
 def _needles(items: Any) -> set[str] | None:
     """Literal strings one of which every match of the parsed sequence ``items`` contains;
-    None when no such set is known (then the expression always runs)."""
+    None when no such set is known (the catalogue refuses such a message)."""
     candidates: list[set[str]] = []
     run = ""
     for op, av in items:
@@ -246,6 +244,14 @@ def _signature(entry: dict[str, Any]) -> Signature:
                 f"{CATALOGUE.name}: {where}: unknown observation {spec['observe']}"
             )
     flags = re.IGNORECASE if "i" in entry.get("flags", "") else 0
+    needles = needles_of(entry["pattern"], flags)
+    if not needles:
+        # Without a literal word to screen lines by, a message would run on every line of every
+        # log (one such entry cost a 5 MB NCCL log 0.4 s).
+        raise StackcheckError(
+            f"{CATALOGUE.name}: {where}: the pattern has no literal word every match holds; "
+            "spell its alternatives out so each holds one"
+        )
     return Signature(
         id=entry["id"],
         source=entry["source"],
@@ -257,7 +263,7 @@ def _signature(entry: dict[str, Any]) -> Signature:
         flags=flags,
         requires_expression=entry.get("requires"),
         excludes_expression=entry.get("excludes"),
-        needles=needles_of(entry["pattern"], flags),
+        needles=needles,
         blind=bool(flags & re.IGNORECASE),
     )
 
@@ -291,12 +297,11 @@ class _Screen:
     of messages (a log of lines that never repeat meets every line once)."""
 
     signatures: tuple[Signature, ...]
-    always: frozenset[int]  # signatures the screen cannot cover (no needle): they always run
     exact: dict[str, tuple[tuple[str, int], ...]]  # window -> (needle, signature) as written
     blind: dict[str, tuple[tuple[str, int], ...]]  # the same for case-blind needles, lowered
 
     def candidates(self, key: str) -> tuple[Signature, ...]:
-        found = set(self.always)
+        found: set[int] = set()
         for text, index in ((key, self.exact), (key.lower(), self.blind)):
             windows = {text[at : at + MIN_NEEDLE] for at in range(len(text) - MIN_NEEDLE + 1)}
             for window in windows & index.keys():
@@ -308,27 +313,22 @@ class _Screen:
 def _screen() -> _Screen:
     """Each signature's screened needles (lowered for case-blind signatures), indexed."""
     signatures = catalogue()
-    always: set[int] = set()
     exact: dict[str, list[tuple[str, int]]] = {}
     blind: dict[str, list[tuple[str, int]]] = {}
     for number, signature in enumerate(signatures):
-        if not signature.needles:
-            always.add(number)
-            continue
         index = blind if signature.blind else exact
         for needle in _screened_needles(signature.needles):
             index.setdefault(needle[:MIN_NEEDLE], []).append((needle, number))
     return _Screen(
         signatures,
-        frozenset(always),
         {window: tuple(pairs) for window, pairs in exact.items()},
         {window: tuple(pairs) for window, pairs in blind.items()},
     )
 
 
 def _candidates(text: str) -> tuple[Signature, ...]:
-    """The signatures that could match ``text``: those one of whose screened needles is in it,
-    and those that always run. Remembered per screened line shape."""
+    """The signatures that could match ``text``: those one of whose screened needles is in it.
+    Remembered per screened line shape."""
     # Every digit made 0; on bytes ten times faster than ``str.translate``, and the same: UTF-8
     # encodes the ASCII digits as themselves and never uses their bytes inside another character.
     key = (
