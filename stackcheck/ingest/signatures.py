@@ -225,7 +225,8 @@ def _needles(items: Any) -> set[str] | None:
 
 
 def needles_of(expression: str, flags: int = 0) -> tuple[str, ...]:
-    """The literal strings of which every match of ``expression`` holds one (none: no screen)."""
+    """The literal strings of which every match of ``expression`` holds one (none found: the
+    catalogue refuses the message)."""
     found = _needles(_sre_parse.parse(expression, flags))
     if found is None:
         return ()

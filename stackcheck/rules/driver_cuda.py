@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
-from stackcheck.matrix.requirements import driver_needs
+from stackcheck.matrix.requirements import cuda_runs_on, driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
@@ -70,19 +70,12 @@ def _cuda_shortfalls(
     if ctx.driver is not None:
         return
     for driver in ctx.installations(ComponentName.DRIVER):
-        if driver.version or not driver.cuda:
+        if not driver.cuda:  # (none has a version: ctx.driver is None)
             continue
         for consumer in ctx.cuda_consumers:
-            have, need = versions.major(driver.cuda), versions.major(consumer.cuda)
-            if have is None or need is None:
-                continue
-            if versions.key(consumer.cuda) <= versions.key(driver.cuda):
-                continue
-            major = ctx.matrix.cuda_major(need)
-            if need == have and (major is None or major.minor_version_compatible):
-                continue
-            unsure = major is None or major.unsure
-            yield driver.cuda, consumer, unsure, tuple(driver.evidence[:1])
+            fit = cuda_runs_on(ctx.matrix, driver.cuda, consumer.cuda)
+            if fit is not None and not fit.runs:
+                yield driver.cuda, consumer, fit.unsure, tuple(driver.evidence[:1])
         return
 
 

@@ -18,11 +18,10 @@ from stackcheck.snapshot.model import ComponentName, Evidence, RunSpec
 # locked memory; libfabric's EFA provider documentation asks for unlimited.
 MEMLOCK_FLOOR = 16 << 30
 DOCKER_DEFAULT_SHM = 64 << 20
-_GPU_IMAGE = re.compile(
-    r"cuda|gpu|pytorch|tensorflow|nvidia|nvcr\.io|vllm|sglang|triton|nemo", re.I
-)
-# The part of _GPU_IMAGE that names a GPU build, not just a framework that also runs on CPUs.
+# Image names that say a GPU build, and (below) those that name a framework that also runs on
+# CPUs: a GPU image is either.
 _GPU_BUILD_IMAGE = re.compile(r"cuda|gpu|nvidia|nvcr\.io|vllm|sglang|triton|nemo", re.I)
+_GPU_IMAGE = re.compile(rf"{_GPU_BUILD_IMAGE.pattern}|pytorch|tensorflow", re.I)
 _DIAGNOSTIC = frozenset(
     [
         "nvidia-smi",

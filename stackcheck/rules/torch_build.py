@@ -9,6 +9,7 @@ from stackcheck import versions
 from stackcheck.archs import runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.requirements import cuda_runs_on
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation
 
@@ -260,10 +261,8 @@ class TorchCudaBaseMismatch(Rule):
         for seen in ctx.snapshot.observations("library-cuda-stated"):
             library, built, system = ((seen.value or "") + "  ").split(" ", 2)
             system = system.strip()
-            have, want = versions.major(system), versions.major(built)
-            if have is None or want is None or versions.key(built) <= versions.key(system):
-                continue
-            if have == want and have >= 11:
+            fit = cuda_runs_on(ctx.matrix, system, built)
+            if fit is None or fit.runs:
                 continue
             yield self.finding(
                 f"The report says {library} is built for CUDA {built} and the system has CUDA "

@@ -81,10 +81,9 @@ class GfdLabels(Format):
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
         nodes = _nodes(lines)
-        drivers = {(_driver(ls), _cuda(ls)) for ls, _ in nodes if _driver(ls) is not None}
+        drivers = {(version, _cuda(ls)) for ls, _ in nodes if (version := _driver(ls)) is not None}
         if len(drivers) == 1:
             ((version, cuda),) = drivers
-            if version is not None:
-                line = next((x for x in lines if "cuda.driver" in x.text), nodes[0][1])
-                facts.append(ComponentFact(line, ComponentName.DRIVER, version=version, cuda=cuda))
+            line = next((x for x in lines if "cuda.driver" in x.text), nodes[0][1])
+            facts.append(ComponentFact(line, ComponentName.DRIVER, version=version, cuda=cuda))
         return facts

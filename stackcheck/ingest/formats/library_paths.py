@@ -114,15 +114,15 @@ def _cudnn_mixed(loaded: Sequence[tuple[Line, str]]) -> list[Fact]:
     """cuDNN libraries of one major that one process loaded from two folders: its sub-libraries
     (libcudnn_ops, _cnn, _graph, _engines_*) dlopened by soname, some from a pip or bundled copy
     and some from a system-wide one (pytorch/pytorch#185512)."""
-    folders: dict[str, dict[str, list[str]]] = {}
+    folders: dict[str, dict[str, str]] = {}  # major -> folder -> the first path loaded there
     for line, path in loaded:
         part = _CUDNN_PART.match(posixpath.basename(path))
         if part is None:
             continue
-        folders.setdefault(part.group(1), {}).setdefault(_folder(path), []).append(path)
+        folders.setdefault(part.group(1), {}).setdefault(_folder(path), path)
         places = folders[part.group(1)]
         if len(places) == 2:
-            first, second = (paths[0] for paths in places.values())
+            first, second = places.values()
             value = f"cuDNN {part.group(1)} libraries loaded from two folders: {first} and {second}"
             return [ObservationFact(line, "cudnn-mismatch", value)]
     return []

@@ -599,6 +599,10 @@ def gpu_meant_stated(line: Line) -> list[Fact]:
 def gpu_request_stated(line: Line) -> list[Fact]:
     """That the container lacked a GPU request, where a sentence names adding one as the need
     or the fix (not as a question or a condition)."""
+    low = line.text.lower()
+    # Every request _GPU_REQUESTED reads names one of these: most lines are settled here.
+    if "gpu" not in low and "nvidia" not in low and "reservations.devices" not in low:
+        return []
     for sentence in sentences(line.text):
         need = _GPU_REQUEST.search(sentence)
         if need is None:
