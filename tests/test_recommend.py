@@ -12,7 +12,7 @@ from stackcheck.formats.text import TextFormat
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.probes import probe_root
 from stackcheck.recommend import Advice, Target, recommend_for, with_overrides
-from stackcheck.recommend.dlami import dlami_recommendation
+from stackcheck.recommend.dlami import dlami_recommendation, rank_dlamis
 from stackcheck.versions import key as version_key
 from stackcheck.versions import release as version_release
 from tests.conftest import Outcome
@@ -321,3 +321,14 @@ def test_a_driver_past_the_gpus_last_branch_runs_no_image(matrix: Matrix) -> Non
         assert any("on branch R580 or older" in c for c in rec.changes), rec.changes
     on_580 = advice(matrix, gpu="V100", driver="580.95.05", keep_driver=True)
     assert not any("does not run" in r.reason for r in on_580["dlc"] + on_580["ngc"])
+
+
+def test_a_stack_of_unknown_cpu_architecture_gets_an_x86_64_dlami(matrix: Matrix) -> None:
+    """A package listing names a driver and nothing of the CPU: the release date of an ARM64
+    Base DLAMI must not pick it over the x86_64 ones (every GPU family but g5g and Grace)."""
+    ranked = rank_dlamis(Target(driver="535.104.05"), MatrixIndex(matrix))
+    assert ranked and ranked[0].arch == "x86_64"
+    assert (
+        rank_dlamis(Target(driver="535.104.05", cpu_arch="aarch64"), MatrixIndex(matrix))[0].arch
+        == "aarch64"
+    )

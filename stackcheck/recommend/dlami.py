@@ -87,11 +87,14 @@ def rank_dlamis(target: Target, index: MatrixIndex) -> list[Dlami]:
     """The newest release of every DLAMI that fits, best first."""
     wanted = target.torch_line
 
-    def rank(dlami: Dlami) -> tuple[bool, bool, bool, bool, str]:
+    def rank(dlami: Dlami) -> tuple[bool, bool, bool, bool, bool, str]:
         line = torch_line(dlami)
         found = issues(dlami, target, index)
-        # The PyTorch DLAMI asked for; else a Base DLAMI, which imposes no framework version.
+        # Where nothing names the CPU architecture, x86_64 first: every GPU instance family but
+        # g5g and the Grace ones is, and an ARM AMI may not even boot where the text came from.
+        # Then the PyTorch DLAMI asked for; else a Base DLAMI, which imposes no framework version.
         return (
+            target.cpu_arch is not None or dlami.arch == "x86_64",
             not any(i.severe for i in found),
             wanted is not None and line == wanted,
             not found,
