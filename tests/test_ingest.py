@@ -600,3 +600,18 @@ def test_a_format_that_fails_to_join_its_lines_costs_only_its_segment(
     notes = [n.message for n in triage.snapshot.notes]
     assert any("joining failed" in n for n in notes), notes
     assert triage.snapshot.installations(ComponentName.DRIVER)
+
+
+def test_a_row_of_dashes_alone_opens_no_ds_report() -> None:
+    """Open MPI's warning boxes are framed by dash rows: read by their message, not as a
+    DeepSpeed report; inside a ds_report the same rows go on with it."""
+    box = (
+        "-" * 74 + "\nWARNING: There was an error initializing an OpenFabrics device.\n\n"
+        "  Local host:   node1\n  Local device: mlx5_0\n" + "-" * 74 + "\n"
+    )
+    triage = read_report(box, "box.txt")
+    assert all(p.segment.format.name != "ds_report" for p in triage.segments)
+    assert "mpi-rdma-init-failed" in {o.kind for o in triage.snapshot.observed}
+    report = "DeepSpeed general environment info:\n" + "-" * 50 + "\ntorch version .... 2.1.0\n"
+    formats = [p.segment.format.name for p in read_report(report, "ds.txt").segments]
+    assert formats == ["ds_report"]

@@ -18,14 +18,22 @@ _SIZE = re.compile(r"^(\d{1,9}(?:\.\d{1,3})?)\s*([KMGT])B$")
 _SCALE = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+_RULE = re.compile(r"^-{10,}\s*$")
+
+
 class DsReport(Format):
     name = "ds_report"
     title = "DeepSpeed ds_report"
     anchor = re.compile(
         r"DeepSpeed C\+\+/CUDA extension op report|DeepSpeed general environment info"
     )
-    member = re.compile(r"^\s*[a-z][\w ()/.-]{1,60}?\s?\.{3,}\s|^-{10,}\s*$|^\s*op name \.{3,}")
+    member = re.compile(r"^\s*[a-z][\w ()/.-]{1,60}?\s?\.{3,}\s|^\s*op name \.{3,}")
     blank_ok = True
+
+    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
+        # Its dash rules go on a report already open; alone, a row of dashes is any tool's
+        # (Open MPI's warning boxes) and starts nothing.
+        return super().continues(line, segment) or _RULE.match(line.text) is not None
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         facts: list[Fact] = []
