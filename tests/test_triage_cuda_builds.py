@@ -257,6 +257,36 @@ def test_jax_finding_an_older_cudnn(matrix: Matrix) -> None:
     assert len(found) == 1 and "compiled against 8906, loaded 8600" in found[0].message
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (
+            "W1114 22:57:33.949204    32 device_context.h:397] WARNING: device: 0. The installed "
+            "Paddle is compiled with CUDNN 8.1, but CUDNN version in your machine is 8.0, which "
+            "may cause serious incompatible bug.\n",
+            "compiled against 8.1, loaded 8.0",
+        ),
+        (
+            "[cudnn init] libcudnn v5 with header v7 unmatched!\n",
+            "compiled against 7, loaded 5",
+        ),
+    ],
+)
+def test_paddle_naming_the_cudnn_it_was_built_with(matrix: Matrix, line: str, said: str) -> None:
+    """PaddlePaddle's own cuDNN checks (device_context.cc / gpu_resources.cc, hl_cuda_cudnn.cc)."""
+    found = [f for f in check_report(line, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and said in found[0].message
+
+
+def test_paddle_naming_the_same_cudnn_twice_is_no_mismatch() -> None:
+    """Paddle 3 compares 'X.Y' after integer division and has printed equal numbers."""
+    line = (
+        "WARNING: The installed Paddle is compiled with CUDNN 8.9, but CUDNN version in your "
+        "machine is 8.9\n"
+    )
+    assert not read_report(line, "pasted").snapshot.observations("cudnn-mismatch")
+
+
 def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
     wrapped = (
         "When I import it I get UserWarning: CUDA initialization:\n"
