@@ -287,6 +287,33 @@ def test_paddle_naming_the_same_cudnn_twice_is_no_mismatch() -> None:
     assert not read_report(line, "pasted").snapshot.observations("cudnn-mismatch")
 
 
+_ORT_REQUIRES = (
+    "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] "
+    "Failed to create CUDAExecutionProvider. Require cuDNN 8.* and CUDA 12.*. Please install all "
+    "dependencies as mentioned in the GPU requirements page.\n"
+)
+
+
+def test_onnxruntime_built_for_another_cudnn_major(matrix: Matrix) -> None:
+    """ONNX Runtime names its build's cuDNN major when the CUDA provider fails to load."""
+    found = [
+        f
+        for f in check_report(_ORT_REQUIRES + "The cuda is 12.6 and the cudnn is 9.3.\n", matrix)
+        if f.id == "SC301"
+    ]
+    assert len(found) == 1 and "built for cuDNN 8" in found[0].message
+    assert "only cuDNN 9" in found[0].message
+
+
+@pytest.mark.parametrize("beside", ["", "The cuda is 12.6 and the cudnn is 8.9.\n"])
+def test_onnxruntime_naming_its_cudnn_alone_blames_no_cudnn(matrix: Matrix, beside: str) -> None:
+    """The message follows any missing dependency (cuBLAS, MSVC): cuDNN is the cause only where
+    another major is shown installed."""
+    observed = read_report(_ORT_REQUIRES, "pasted").snapshot.observations("cudnn-required")
+    assert [o.value for o in observed] == ["8"]
+    assert "SC301" not in findings(matrix, _ORT_REQUIRES + beside)
+
+
 def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
     wrapped = (
         "When I import it I get UserWarning: CUDA initialization:\n"

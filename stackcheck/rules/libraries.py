@@ -53,7 +53,10 @@ class CudnnCudaMismatch(Rule):
         "`CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED`, 8.x's `CUDNN_STATUS_VERSION_MISMATCH`: a "
         "pip or bundled cuDNN 9 whose sub-libraries are partly resolved from a system-wide "
         "one), or a process shown loading cuDNN libraries from two folders (`LD_DEBUG=libs`, "
-        "`ldd`).",
+        "`ldd`); PaddlePaddle's `The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
+        "version in your machine is 7.3` and `libcudnn v5 with header v7 unmatched`; ONNX "
+        "Runtime's `Failed to create CUDAExecutionProvider. Require cuDNN 8.*` where only "
+        "another cuDNN major is shown installed.",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -108,6 +111,22 @@ class CudnnCudaMismatch(Rule):
                 ),
                 [
                     missing.evidence,
+                    *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
+                ][:3],
+            )
+        for required in ctx.snapshot.observations("cudnn-required"):
+            # The program names its build's cuDNN after failing for any missing dependency:
+            # only another major installed makes cuDNN the cause.
+            wanted = versions.major(required.value or "")
+            others = sorted(str(m) for m in installed - {wanted} if m is not None)
+            if wanted is None or not others or wanted in installed:
+                continue
+            yield self.finding(
+                f"A program is built for cuDNN {wanted} and failed to load its GPU library, but "
+                f"only cuDNN {', '.join(others)} is installed: cuDNN majors are not "
+                "interchangeable.",
+                [
+                    required.evidence,
                     *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
                 ][:3],
             )
