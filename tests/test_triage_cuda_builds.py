@@ -314,6 +314,23 @@ def test_onnxruntime_naming_its_cudnn_alone_blames_no_cudnn(matrix: Matrix, besi
     assert "SC301" not in findings(matrix, _ORT_REQUIRES + beside)
 
 
+@pytest.mark.parametrize(
+    "between",
+    [" which depends on ", ' N0Rc\u6b54\u5249!jWW0")n '],  # as written, and as a console garbles it
+)
+def test_onnxruntime_on_windows_missing_a_cudnn_dll(matrix: Matrix, between: str) -> None:
+    line = (
+        'FAIL : Error loading "C:\\venv\\Lib\\site-packages\\onnxruntime\\capi\\'
+        f'onnxruntime_providers_cuda.dll"{between}"cudnn64_9.dll" which is missing. (Error 126)\n'
+    )
+    found = [f for f in check_report(line, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and "needs cuDNN 9 (cudnn64_9.dll)" in found[0].message
+    cublas = line.replace("cudnn64_9.dll", "cublasLt64_12.dll")
+    observed = read_report(cublas, "pasted").snapshot.observations("library-missing")
+    assert [o.value for o in observed] == ["cublasLt64_12.dll"]
+    assert "SC301" not in findings(matrix, cublas)
+
+
 def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
     wrapped = (
         "When I import it I get UserWarning: CUDA initialization:\n"
