@@ -331,6 +331,34 @@ def test_onnxruntime_on_windows_missing_a_cudnn_dll(matrix: Matrix, between: str
     assert "SC301" not in findings(matrix, cublas)
 
 
+_TF_DSO = (
+    "I tensorflow/stream_executor/dso_loader.cc:126] Couldn't open CUDA library libcudnn.so.5. "
+    "LD_LIBRARY_PATH: /usr/local/cuda-8.0/lib64\n"
+)
+_TF_CUDNN_DSO = "I tensorflow/stream_executor/cuda/cuda_dnn.cc:3517] Unable to load cuDNN DSO\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (_TF_DSO + _TF_CUDNN_DSO, "needs cuDNN 5 (libcudnn.so.5)"),
+        (_TF_CUDNN_DSO, "could not load cuDNN"),
+    ],
+)
+def test_tensorflow_0x_not_opening_cudnn(matrix: Matrix, text: str, said: str) -> None:
+    """TensorFlow 0.x-1.13's dso_loader and cuda_dnn lines: one finding, the named library's when
+    there is one."""
+    found = [f for f in check_report(text, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and said in found[0].message
+
+
+def test_tensorflow_0x_not_opening_cupti_or_libcuda_is_no_missing_library() -> None:
+    """CUPTI is for profiling only; libcuda.so.1 is the driver probe, read as such."""
+    for name in ("libcupti.so.8.0", "libcuda.so.1"):
+        line = f"dso_loader.cc:105] Couldn't open CUDA library {name}. LD_LIBRARY_PATH: /x\n"
+        assert not read_report(line, "pasted").snapshot.observations("library-missing"), name
+
+
 def test_the_probes_warning_wrapped_stays_a_probe(matrix: Matrix) -> None:
     wrapped = (
         "When I import it I get UserWarning: CUDA initialization:\n"

@@ -34,6 +34,14 @@ def loaded_by_torch(
 _CUDNN_MAJOR = re.compile(r"^(?:lib)?cudnn\w{0,40}?(?:\.so\.|64_)(\d{1,2})")
 
 
+def _with_installed_cudnn(ctx: CheckContext, evidence: Evidence) -> list[Evidence]:
+    """What a process said, and where the cuDNN releases installed were read (three at most)."""
+    return [
+        evidence,
+        *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
+    ][:3]
+
+
 class CudnnCudaMismatch(Rule):
     id = "SC301"
     name = "cudnn-cuda-mismatch"
@@ -56,7 +64,9 @@ class CudnnCudaMismatch(Rule):
         "`ldd`); PaddlePaddle's `The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
         "version in your machine is 7.3` and `libcudnn v5 with header v7 unmatched`; ONNX "
         "Runtime's `Failed to create CUDAExecutionProvider. Require cuDNN 8.*` where only "
-        "another cuDNN major is shown installed.",
+        "another cuDNN major is shown installed, and its Windows `which depends on "
+        "\"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open CUDA library "
+        "libcudnn.so.5` and `Unable to load cuDNN DSO`.",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -95,12 +105,15 @@ class CudnnCudaMismatch(Rule):
                 [mismatch.evidence, *shadow],
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
-        for missing in ctx.snapshot.observations("library-missing"):
+        missed = ctx.snapshot.observations("library-missing")
+        unnamed = [m for m in missed if m.value == "libcudnn"]  # TensorFlow's 'cuDNN DSO'
+        for missing in missed:
             name = missing.value or ""
             soname = _CUDNN_MAJOR.search(name)  # libcudnn_cnn.so.9.1.0, cudnn_ops_infer64_8.dll
             wanted = versions.major(soname.group(1)) if soname is not None else None
             if wanted is None:
                 continue
+            unnamed = []  # the named library says more
             others = sorted(str(m) for m in installed - {wanted} if m is not None)
             yield self.finding(
                 f"A library needs cuDNN {wanted} ({name}) "
@@ -109,10 +122,13 @@ class CudnnCudaMismatch(Rule):
                     if others
                     else "and the loader does not find it."
                 ),
-                [
-                    missing.evidence,
-                    *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
-                ][:3],
+                _with_installed_cudnn(ctx, missing.evidence),
+            )
+        for missing in unnamed[:1]:
+            yield self.finding(
+                "A program could not load cuDNN (TensorFlow's `Unable to load cuDNN DSO`): the "
+                "cuDNN release it was built for is not installed or not on the library path.",
+                _with_installed_cudnn(ctx, missing.evidence),
             )
         for required in ctx.snapshot.observations("cudnn-required"):
             # The program names its build's cuDNN after failing for any missing dependency:
@@ -125,10 +141,7 @@ class CudnnCudaMismatch(Rule):
                 f"A program is built for cuDNN {wanted} and failed to load its GPU library, but "
                 f"only cuDNN {', '.join(others)} is installed: cuDNN majors are not "
                 "interchangeable.",
-                [
-                    required.evidence,
-                    *(e for c in ctx.installations(ComponentName.CUDNN) for e in c.evidence[:1]),
-                ][:3],
+                _with_installed_cudnn(ctx, required.evidence),
             )
 
 
