@@ -122,3 +122,21 @@ def test_the_report_counts_the_gpus_the_paste_names(cli: Callable[..., Outcome])
     gpus = next(line for line in done.out.splitlines() if line.strip().startswith("GPUs"))
     assert "4 on the PCIe bus (RTX 6000 Ada Generation)" in gpus
     assert "none found" not in done.out
+
+
+def test_machine_readable_lines_inside_a_test_frameworks_log() -> None:
+    """``lspci -mm`` quoted lines, as LISA logged them (microsoft/lisa#2821): GPUs and NVSwitches
+    by class and vendor; other functions are left alone."""
+    prefix = "2023-06-27 05:50:13.314[27620][DEBUG] lisa.env[generated_2].node[0].cmd[3400].stdout "
+    text = (
+        f'{prefix}0001:00:00.0 "3D controller" "NVIDIA Corporation" "GA100 [A100 SXM4 40GB]" '
+        '-ra1 "NVIDIA Corporation" "Device 134f"\n'
+        f'{prefix}0005:00:00.0 "Bridge" "NVIDIA Corporation" "GA100 [A100 NVSwitch]" -ra1 '
+        '"NVIDIA Corporation" "Device 13b8"\n'
+        f'{prefix}0006:00:00.0 "Bridge" "Intel Corporation" "440FX - 82441FX PMC" -r02 "" ""\n'
+    )
+    devices = hardware(text).devices
+    assert [(d.address, d.kind, d.name) for d in devices] == [
+        ("0001:00:00.0", "gpu", "A100 SXM4 40GB"),
+        ("0005:00:00.0", "nvswitch", None),
+    ]

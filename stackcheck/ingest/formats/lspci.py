@@ -1,4 +1,5 @@
-"""``lspci -vv`` (``-vvv``, with or without ``-nn`` and ``-D``): one block per PCI function.
+"""``lspci -vv`` (``-vvv``, with or without ``-nn`` and ``-D``): one block per PCI function; and
+``lspci -mm``, one quoted line per function (class, vendor, device), read for the same devices.
 
     41:00.0 VGA compatible controller: NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] ...
             NUMA node: 0
@@ -32,6 +33,13 @@ from stackcheck.snapshot.hardware import DeviceKind, PciDevice, PcieLink, normal
 _HEADER = re.compile(
     r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[01][0-9a-fA-F]\.[0-7])\s+"
     r"(\w[\w /-]{1,60}?)(?: \[[0-9a-fA-F]{4}\])?:\s+(\S.{0,300})$"
+)
+# ``lspci -mm`` (-D, -nn): one quoted line per function, wherever a log or test framework put it
+# (``... stdout 0001:00:00.0 "3D controller" "NVIDIA Corporation" "GA100 [A100 SXM4 40GB]" -ra1``).
+_MACHINE = re.compile(
+    r"(?<![\w:.])((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[01][0-9a-fA-F]\.[0-7]) "
+    r'"(VGA compatible controller|3D controller|Display controller|Bridge|Ethernet controller)'
+    r'(?: \[[0-9a-fA-F]{4}\])?" "([^"]{1,80})" "([^"]{1,120})"'
 )
 _NUMA = re.compile(r"^\s+NUMA node:\s*(\d{1,4})\s*$")
 _IOMMU = re.compile(r"^\s+IOMMU group:\s*(\d{1,6})\s*$")
@@ -73,6 +81,15 @@ def _kind(cls: str, description: str) -> DeviceKind | None:
     return None
 
 
+def _opened(text: str) -> tuple[str, str, str] | None:
+    """A function's address, class and description, where the line opens one (-vv or -mm)."""
+    if (header := _HEADER.match(text)) is not None:
+        return header.group(1), header.group(2), header.group(3)
+    if '" "' in text and (machine := _MACHINE.search(text)) is not None:
+        return machine.group(1), machine.group(2), f"{machine.group(3)} {machine.group(4)}"
+    return None
+
+
 def _gpu_name(description: str) -> str | None:
     """``NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)`` -> ``H100 SXM5 80GB``."""
     names = [n for n in _BRACKETED.findall(description) if not re.fullmatch(r"[0-9a-f:]+", n)]
@@ -81,8 +98,12 @@ def _gpu_name(description: str) -> str | None:
 
 class Lspci(Format):
     name = "lspci"
-    title = "lspci -vv"
+    title = "lspci -vv or -mm"
     anchor = _HEADER
+
+    def opens(self, line: Line) -> bool:
+        text = line.text
+        return super().opens(line) or ('" "' in text and _MACHINE.search(text) is not None)
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
         # The block's lines are indented (a tab, or spaces where re-pasted); the next device's
@@ -94,12 +115,13 @@ class Lspci(Format):
         current: _Function | None = None
         for line in lines:
             text = line.text
-            if (found := _HEADER.match(text)) is not None:
+            if (opened := _opened(text)) is not None:
                 current = None
-                kind = _kind(found.group(2), found.group(3))
+                address, cls, description = opened
+                kind = _kind(cls, description)
                 if kind is not None and len(functions) < _MAX_FUNCTIONS:
-                    name = _gpu_name(found.group(3)) if kind == "gpu" else None
-                    current = _Function(line, normalise_bus_id(found.group(1)), kind, name)
+                    name = _gpu_name(description) if kind == "gpu" else None
+                    current = _Function(line, normalise_bus_id(address), kind, name)
                     functions.append(current)
             elif current is not None:
                 self._field(current, line)
