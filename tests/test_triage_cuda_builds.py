@@ -389,3 +389,16 @@ def test_a_conda_cpu_build_row_pasted_alone(matrix: Matrix) -> None:
     for text in (row, forge):
         assert findings(matrix, text + smi)["SC201"] is Severity.ERROR, text
     assert "SC201" not in findings(matrix, cuda + smi)
+
+
+def test_xgboost_predicting_cpu_data_on_a_cuda_booster_is_healthy(matrix: Matrix) -> None:
+    """XGBoost's mismatched-devices warning says the booster runs on CUDA: read, no finding."""
+    warning = (
+        "UserWarning: [19:40:06] WARNING: /workspace/src/common/error_msg.cc:41: Falling back to "
+        "prediction using DMatrix due to mismatched devices. This might lead to higher memory "
+        "usage and slower performance. XGBoost is running on: cuda:0, while the input data is on: "
+        "cpu.\n"
+    )
+    observed = read_report(warning, "pasted").snapshot.observations("cuda-available")
+    assert len(observed) == 1
+    assert findings(matrix, warning) == {}
