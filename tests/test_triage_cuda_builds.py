@@ -402,3 +402,19 @@ def test_xgboost_predicting_cpu_data_on_a_cuda_booster_is_healthy(matrix: Matrix
     observed = read_report(warning, "pasted").snapshot.observations("cuda-available")
     assert len(observed) == 1
     assert findings(matrix, warning) == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("cudnn64_8.dll", "needs cuDNN 8 (cudnn64_8.dll)"), ("libcudnn.so", "could not load cuDNN")],
+)
+def test_paddle_not_finding_its_cudnn(matrix: Matrix, name: str, said: str) -> None:
+    """Paddle's dynamic loader names the library; one not of cuDNN is left to other readings."""
+    line = (
+        f"RuntimeError: (PreconditionNotMet) The third-party dynamic library ({name}) that Paddle "
+        "depends on is not configured correctly. (error code is 126)\n"
+    )
+    found = [f for f in check_report(line, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and said in found[0].message
+    mkl = line.replace(name, "mklml.dll")
+    assert not read_report(mkl, "pasted").snapshot.observations("library-missing")

@@ -32,6 +32,8 @@ def loaded_by_torch(
 # The cuDNN major a missing library names: a soname's (libcudnn_cnn_infer.so.8.9.2) or a Windows
 # DLL's (cudnn_ops_infer64_8.dll).
 _CUDNN_MAJOR = re.compile(r"^(?:lib)?cudnn\w{0,40}?(?:\.so\.|64_)(\d{1,2})")
+# TensorFlow's 'Unable to load cuDNN DSO' (libcudnn), Paddle's 'library (libcudnn.so)'
+_CUDNN_UNVERSIONED = re.compile(r"^(?:lib)?cudnn(?:\.so|\.dll)?$")
 
 
 def _with_installed_cudnn(ctx: CheckContext, evidence: Evidence) -> list[Evidence]:
@@ -66,7 +68,8 @@ class CudnnCudaMismatch(Rule):
         "Runtime's `Failed to create CUDAExecutionProvider. Require cuDNN 8.*` where only "
         "another cuDNN major is shown installed, and its Windows `which depends on "
         "\"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open CUDA library "
-        "libcudnn.so.5` and `Unable to load cuDNN DSO`.",
+        "libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The third-party dynamic "
+        "library (cudnn64_8.dll) that Paddle depends on is not configured correctly`.",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -106,7 +109,7 @@ class CudnnCudaMismatch(Rule):
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
         missed = ctx.snapshot.observations("library-missing")
-        unnamed = [m for m in missed if m.value == "libcudnn"]  # TensorFlow's 'cuDNN DSO'
+        unnamed = [m for m in missed if _CUDNN_UNVERSIONED.match(m.value or "")]
         for missing in missed:
             name = missing.value or ""
             soname = _CUDNN_MAJOR.search(name)  # libcudnn_cnn.so.9.1.0, cudnn_ops_infer64_8.dll
@@ -126,8 +129,8 @@ class CudnnCudaMismatch(Rule):
             )
         for missing in unnamed[:1]:
             yield self.finding(
-                "A program could not load cuDNN (TensorFlow's `Unable to load cuDNN DSO`): the "
-                "cuDNN release it was built for is not installed or not on the library path.",
+                f"A program could not load cuDNN ({missing.value}): the cuDNN release it was "
+                "built for is not installed or not on the library path.",
                 _with_installed_cudnn(ctx, missing.evidence),
             )
         for required in ctx.snapshot.observations("cudnn-required"):
