@@ -418,3 +418,33 @@ def test_paddle_not_finding_its_cudnn(matrix: Matrix, name: str, said: str) -> N
     assert len(found) == 1 and said in found[0].message
     mkl = line.replace(name, "mklml.dll")
     assert not read_report(mkl, "pasted").snapshot.observations("library-missing")
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("it will report lost of libcudnn.so.9, which needs cuDNN >=9", "libcudnn.so.9"),
+        ("Error: missing libcudnn_cnn_infer.so.8 after the upgrade", "libcudnn_cnn_infer.so.8"),
+        ("then libcudnn.so.8 not found at run time", "libcudnn.so.8"),
+        ("I cannot find cudnn64_8.dll anywhere", "cudnn64_8.dll"),
+    ],
+)
+def test_a_cudnn_library_said_missing(said: str, name: str) -> None:
+    observed = read_report(said + "\n", "pasted").snapshot.observations("library-missing")
+    assert [o.value for o in observed] == [name]
+
+
+def test_a_cudnn_library_asked_about_or_retold_by_its_loader_is_read_once() -> None:
+    assert not read_report("is libcudnn.so.8 missing?\n", "pasted").snapshot.observed
+    loader = "libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+    observed = read_report(loader, "pasted").snapshot.observations("library-missing")
+    assert [o.value for o in observed] == ["libcudnn.so.8"]
+
+
+def test_onnxruntime_needing_cudnn_9_beside_cudnn_8(matrix: Matrix) -> None:
+    text = (
+        "In my env the default CUDA==12.1 and cuDNN==8.9.\n"
+        "it will report lost of libcudnn.so.9, which needs cuDNN >=9\n"
+    )
+    found = [f for f in check_report(text, matrix) if f.id == "SC301"]
+    assert len(found) == 1 and "needs cuDNN 9 (libcudnn.so.9) but only cuDNN 8" in found[0].message
