@@ -69,8 +69,8 @@ class CudnnCudaMismatch(Rule):
         "another cuDNN major is shown installed, and its Windows `which depends on "
         "\"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open CUDA library "
         "libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The third-party dynamic "
-        "library (cudnn64_8.dll) that Paddle depends on is not configured correctly`; a cuDNN library said missing in a "
-        "report's words (`it will report lost of libcudnn.so.9`).",
+        "library (cudnn64_8.dll) that Paddle depends on is not configured correctly`; a cuDNN "
+        "library said missing in a report's words (`it will report lost of libcudnn.so.9`).",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
