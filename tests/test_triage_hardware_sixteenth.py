@@ -29,7 +29,10 @@ def test_the_fabric_manager_start_timing_out_is_read(matrix: Matrix) -> None:
 def test_ucx_shared_memory_fifo_failing_is_shm_exhausted(matrix: Matrix) -> None:
     """NVIDIA/ai-cloud-validation#643: UCX's mm transport cannot allocate its FIFO in a pod's
     64Mi /dev/shm."""
-    text = "[1700000000.1] [node:42:0] mm_iface.c:818 UCX ERROR mm_iface failed to allocate receive FIFO\n"
+    text = (
+        "[1700000000.1] [node:42:0] mm_iface.c:818 UCX ERROR mm_iface failed to allocate "
+        "receive FIFO\n"
+    )
     assert findings(matrix, text).get("SC502") is Severity.ERROR
 
 
