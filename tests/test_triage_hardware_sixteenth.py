@@ -62,3 +62,26 @@ def test_the_toolkit_hook_on_a_machine_said_to_have_no_gpu_is_advice(matrix: Mat
     assert "SC531" not in found
     # Without the reporter's word the hook's failure keeps its error.
     assert findings(matrix, _HOOK).get("SC532") is Severity.ERROR
+
+
+def test_a_pod_without_the_nvidia_runtime_class_is_gpu_visibility(matrix: Matrix) -> None:
+    """NVIDIA/gpu-operator#1017: the sample pod without `runtimeClassName: nvidia` on a node
+    whose default runtime is runc gets no driver, and CUDA's error 35 then says nothing of the
+    driver's age: SC531 warns, SC101 is advice. Other phrasings read the same; a question or a
+    condition does not."""
+    error = (
+        "Failed to allocate device vector A (error code CUDA driver version is insufficient for "
+        "CUDA runtime version)!\n"
+    )
+    for said in (
+        "The default runtime class is not set to the `nvidia`.",
+        "The pod was started without runtimeClassName, so runc ran it.",
+        "runtimeClassName was not set in the chart.",
+        "Our default container runtime isn't nvidia.",
+    ):
+        found = findings(matrix, said + "\n" + error)
+        assert found.get("SC531") is Severity.WARNING, said
+        assert found.get("SC101") is Severity.INFO, said
+    for other in ("Is the runtimeClassName not set?", "If runtimeClassName is not set, it fails."):
+        assert "SC531" not in findings(matrix, other + "\n"), other
+    assert findings(matrix, error).get("SC101") is Severity.ERROR
