@@ -586,7 +586,7 @@ def test_gpudirect_rdma_and_nvlinks_stated_absent() -> None:
     nvidia-smi", "were not using NVLink but communicating via PCIe"); a condition is not."""
     said = "The difference is GPU direct RDMA (GDRDMA) is not enabled in the AKS run."
     assert _stated_path(said) == ["no"]
-    assert _stated_path("GDR isn't being used on these nodes.") == ["no"]
+    assert _stated_path("GPU direct RDMA isn't enabled on these nodes.") == ["no"]
     assert not _stated_path("GPU Direct RDMA is enabled on every node.")
 
     def nvlink(text: str) -> list[str | None]:

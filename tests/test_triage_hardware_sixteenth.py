@@ -85,3 +85,25 @@ def test_a_pod_without_the_nvidia_runtime_class_is_gpu_visibility(matrix: Matrix
     for other in ("Is the runtimeClassName not set?", "If runtimeClassName is not set, it fails."):
         assert "SC531" not in findings(matrix, other + "\n"), other
     assert findings(matrix, error).get("SC101") is Severity.ERROR
+
+
+_MIG = (
+    "CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9,"
+    "MIG-877ee044-c0f3-54bf-bb04-ef9353d2094c python train.py\n"
+)
+
+
+def test_several_mig_devices_for_one_process(matrix: Matrix) -> None:
+    """jax#15843: a CUDA process enumerates one MIG device however many its list names (MIG
+    User Guide); a warning where the report says it saw one device, advice for the list alone
+    (pytorch#92315 shows it on purpose). The older MIG-GPU-<uuid>/<gi>/<ci> form too."""
+    said = "Jax is only seeing a single device.\n"
+    assert findings(matrix, _MIG + said).get("SC1121") is Severity.WARNING
+    assert findings(matrix, _MIG).get("SC1121") is Severity.INFO
+    old = (
+        "CUDA_VISIBLE_DEVICES=MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/7/0,"
+        "MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/8/0\n"
+    )
+    assert findings(matrix, old + said).get("SC1121") is Severity.WARNING
+    one = "CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9 python train.py\n"
+    assert findings(matrix, one + said).get("SC1121") is not Severity.WARNING

@@ -431,6 +431,8 @@ ObservationKind = Literal[
     "image-not-found",  # a registry has no such image or tag (a pull failed): not the GPU stack
     "gpu-operator-version",  # the NVIDIA GPU Operator release the cluster runs (value: "23.6.1")
     "mpi-rdma-init-failed",  # Open MPI could not set up an RDMA device or queue (value: which)
+    "mig-several-listed",  # one device list names two or more MIG devices (CUDA enumerates one)
+    "one-device-seen-stated",  # the report says a program sees a single GPU or device only
 ]
 
 

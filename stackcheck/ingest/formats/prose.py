@@ -218,10 +218,7 @@ _NO_HELP = re.compile(
 )
 _GDR_OFF = re.compile(
     r"\b(?:haven't|have\snot|hasn't|has\snot|didn't|did\snot|not)\s(?:been\s)?"
-    r"(?:enabled?|used?|using)\s(?:the\s)?(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)\b|"
-    # the subject first: "GPU direct RDMA (GDRDMA) is not enabled in the AKS run" (AKS#3507)
-    r"\b(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)(?:\s\(\w{1,10}\))?\s(?:is|was)(?:n't|\snot)\s"
-    r"(?:being\s)?(?:enabled|used|active|working)\b",
+    r"(?:enabled?|used?|using)\s(?:the\s)?(?:GPU\s?Direct\s?RDMA|GDR(?:DMA)?)\b",
     re.IGNORECASE,
 )
 
