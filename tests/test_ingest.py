@@ -580,6 +580,31 @@ def test_the_hardware_path_stated_as_the_cause() -> None:
         assert not _stated_path(said), said
 
 
+def test_gpudirect_rdma_and_nvlinks_stated_absent() -> None:
+    """The subject first (AKS#3507: "GPU direct RDMA (GDRDMA) is not enabled in the AKS run"),
+    and NVLinks said not up where they belong (azhpc-images#443: "NV links were not seen from
+    nvidia-smi", "were not using NVLink but communicating via PCIe"); a condition is not."""
+    said = "The difference is GPU direct RDMA (GDRDMA) is not enabled in the AKS run."
+    assert _stated_path(said) == ["no"]
+    assert _stated_path("GPU direct RDMA isn't enabled on these nodes.") == ["no"]
+    assert not _stated_path("GPU Direct RDMA is enabled on every node.")
+
+    def nvlink(text: str) -> list[str | None]:
+        return [o.value for o in snapshot_of(text).observations("nvlink-down-stated")]
+
+    assert nvlink("29/50 iterations, NV links were not seen from nvidia-smi") == [
+        "NV links were not seen"
+    ]
+    assert nvlink("the 2 GPU were not using NVLink but communicating via PCIe.")
+    assert nvlink("NVLinks are not active after the reboot.")
+    for healthy in (
+        "If the NVLinks are not active, run nvidia-smi nvlink -s.",
+        "The NVLinks are active on both GPUs.",
+        "We are not using NVLink for this test.",
+    ):
+        assert not nvlink(healthy), healthy
+
+
 def test_a_format_that_fails_to_join_its_lines_costs_only_its_segment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

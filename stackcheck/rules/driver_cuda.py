@@ -106,7 +106,8 @@ class DriverTooOld(Rule):
         "also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
-        "too), or where a `docker build` step ran it, the message alone is advice (`info`); "
+        "too), where a `docker build` step ran it, or where the report says the container "
+        "lacked its GPU request or the nvidia runtime, the message alone is advice (`info`); "
         "not the container toolkit's or NGC's verdicts, which read the driver they judge.",
         example="PyTorch 2.9 built for CUDA 13.0 on a host with driver 535.161.07 (R535 runs "
         "CUDA 12.x at most).",
@@ -233,6 +234,18 @@ class DriverTooOld(Rule):
                 "step or a machine without an NVIDIA GPU gets this error from any CUDA build; "
                 "the program needs a GPU at run time, or a CPU path.",
                 [*evidence, cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+        unreached = ctx.snapshot.observations("gpu-request-stated") if no_driver_possible else []
+        if unreached:
+            # A container said to lack its GPU request or the nvidia runtime gets no driver
+            # library, so CUDA's error 35 there says nothing of the driver's age (SC531 names it).
+            return self.finding(
+                f"The CUDA runtime found no usable driver ({said}), where the report says the "
+                f"container lacked its GPU request or runtime "
+                f"({(unreached[0].value or '')[:60]}): no driver library was injected, so this "
+                "says nothing of the driver's version.",
+                [*evidence, unreached[0].evidence],
                 severity=Severity.INFO,
             )
         if no_driver_possible and _driver_fits(ctx):

@@ -107,7 +107,10 @@ class MigEnabled(Rule):
         "MIG-...`, `nvidia.com/mig-1g.10gb`, the device plugin's `migStrategy: mixed`): MIG is "
         "meant to be on there. Also reads a MIG mode change left pending (nvidia-smi's `MIG mode "
         "is in pending enable state`, mig-parted's `Mode change pending: true`, a sentence that "
-        "says enabling MIG needs a reboot): a warning.",
+        "says enabling MIG needs a reboot): a warning. A device list naming two or more MIG "
+        "devices for one process (`CUDA_VISIBLE_DEVICES=MIG-...,MIG-...`) is advice, and a "
+        "warning where the report says the program saw a single device: a CUDA process "
+        "enumerates only one MIG device.",
         why="With MIG enabled a process sees GPU instances, not the GPU: a training job gets a "
         "slice of the memory and SMs, and NCCL cannot use NVLink or P2P between MIG instances. "
         "A node left in MIG mode after inference work trains far slower, or its jobs fail to "
@@ -120,6 +123,21 @@ class MigEnabled(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        listed = ctx.snapshot.observations("mig-several-listed")
+        seen_one = ctx.snapshot.observations("one-device-seen-stated")
+        if listed:
+            # A warning where the report says the program then saw one device; the list alone
+            # may be a demonstration of the rule (pytorch#92315's verification).
+            yield self.finding(
+                "One device list names several MIG devices "
+                f"({(listed[0].value or '')[:90]}...): a CUDA process enumerates only one MIG "
+                "device (MIG User Guide, CUDA 11/R450 and 12/R525), so it sees the first alone. "
+                "Run one process per MIG device, or disable MIG where one process must use "
+                "several GPUs.",
+                [listed[0].evidence, *(o.evidence for o in seen_one[:1])],
+                severity=Severity.WARNING if seen_one else Severity.INFO,
+            )
+            return
         pending = ctx.snapshot.observations("mig-pending")
         if pending:
             yield self.finding(

@@ -250,6 +250,8 @@ class ContainerWithoutGpus(Rule):
         snapshot = ctx.snapshot
         if not (unavailable and snapshot.platform.container) or snapshot.run_specs:
             return
+        if all((o.value or "").startswith("nvidia-container-cli") for o in unavailable):
+            return  # the toolkit's hook runs only for a container given GPUs: one was asked for
         cpu_only = any(
             t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
         )
@@ -313,7 +315,9 @@ class NoGpuVisible(Rule):
         "such a machine prints (NVML's `Unknown Error`, the container toolkit's errors, "
         "`No CUDA GPUs are available`); with none of these it is a warning (a CPU node or a CI "
         "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
-        "runtime has no GPU until one is chosen.",
+        "runtime has no GPU until one is chosen. The container toolkit's hook failing (its "
+        "`nvidia-container-cli` errors) where the report says the machine has no GPU is info: "
+        "a GPU container placed on a CPU machine.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -347,13 +351,19 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        shown = (
-            ctx.has_nvidia_gpu
-            or on_bus
-            or ctx.driver is not None
-            or snapshot.platform.container
-            or snapshot.run_specs
-        )
+        gpu_shown = ctx.has_nvidia_gpu or on_bus or ctx.driver is not None or snapshot.run_specs
+        if not gpu_shown and _toolkit_hook_on_cpu_machine(ctx, seen):
+            cpu = snapshot.observations("cpu-intended")
+            yield self.finding(
+                f"The NVIDIA container toolkit's hook found no driver ({said}), and the report "
+                f"says the machine has no GPU ({cpu[0].value}): a GPU request, or the nvidia "
+                "runtime as the default, reached a machine without one. Start containers there "
+                "without a GPU request, or schedule the work on a GPU machine.",
+                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
+        shown = gpu_shown or snapshot.platform.container
         yield self._no_gpu_finding(ctx, failed, seen, said, bool(shown))
 
     def _no_gpu_finding(
@@ -426,6 +436,15 @@ class NoGpuVisible(Rule):
                 [o.evidence for o in seen[:3]],
             )
         return self.finding(message, evidence, severity=Severity.INFO)
+
+
+def _toolkit_hook_on_cpu_machine(ctx: CheckContext, seen: list[Observation]) -> bool:
+    """Whether every failure is the container toolkit's own (its hook runs before the program,
+    on whatever machine the container lands) and the report says that machine has no GPU: a
+    scheduler placing a GPU container on a CPU machine, not a stack that lost its GPUs."""
+    return bool(ctx.snapshot.observations("cpu-intended")) and all(
+        (o.value or "").startswith("nvidia-container-cli") for o in seen
+    )
 
 
 def _gpu_meant(ctx: CheckContext) -> bool:

@@ -432,6 +432,8 @@ ObservationKind = Literal[
     "gpu-operator-version",  # the NVIDIA GPU Operator release the cluster runs (value: "23.6.1")
     "mpi-rdma-init-failed",  # Open MPI could not set up an RDMA device or queue (value: which)
     "cudnn-required",  # a program names the cuDNN major it is built for, having failed (value: "8")
+    "mig-several-listed",  # one device list names two or more MIG devices (CUDA enumerates one)
+    "one-device-seen-stated",  # the report says a program sees a single GPU or device only
 ]
 
 

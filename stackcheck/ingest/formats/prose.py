@@ -394,6 +394,14 @@ _NVLINK_DOWN = re.compile(
     r"(?:an?\s)?(?:bad|broken|degraded|faulty|unhealthy|inactive|error)\sstate\b",
     re.IGNORECASE,
 )
+# NVLinks said absent where they belong, a negation being the statement itself: "NV links were
+# not seen from nvidia-smi", "the 2 GPU were not using NVLink but communicating via PCIe"
+# (azhpc-images#443); a condition ("if the NVLinks are not active") is not the report's word.
+_NVLINK_NOT_UP = re.compile(
+    r"\bNV\s?Links?\s(?:were|was|are|is)(?:n't|\snot)\s(?:seen|active|detected|up|shown|visible|"
+    r"listed)\b|\b(?:were|was|are|is)(?:n't|\snot)\susing\sNV\s?Link\b[^.]{0,30}?\b(?:PCIe|PCI-E)\b",
+    re.IGNORECASE,
+)
 
 
 # MIG named as the GPUs' state: "MIG is enabled on ...", "in MIG mode", "the configuration for
@@ -506,6 +514,10 @@ def hardware_path_stated(line: Line) -> list[Fact]:
             r"\b(?:if|not|no|never|none)\b|n't\b", sentence, re.IGNORECASE
         ):
             facts.append(ObservationFact(line, "nvlink-down-stated", down.group(0)))
+        elif (absent := _NVLINK_NOT_UP.search(sentence)) is not None and not re.search(
+            r"\b(?:if|whether|unless)\b", sentence, re.IGNORECASE
+        ):
+            facts.append(ObservationFact(line, "nvlink-down-stated", absent.group(0)))
     return facts
 
 
