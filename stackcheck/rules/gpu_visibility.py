@@ -258,6 +258,15 @@ class ContainerWithoutGpus(Rule):
             "torch-cpu-only", "driver-insufficient", "smi-works-stated"
         ):
             return
+        # The report says the machine has no GPU, shows none, and the toolkit found no driver
+        # on the host: no request would give one.
+        host = _host_refused(snapshot.observations("no-gpu"))
+        if (
+            host
+            and snapshot.observations("cpu-intended")
+            and not (ctx.has_nvidia_gpu or ctx.driver)
+        ):
+            return
         said = [
             e
             for e in snapshot.platform.evidence
@@ -299,7 +308,9 @@ class NoGpuVisible(Rule):
         "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
         "report says the machine has no GPU (or has none by design: a cluster's CPU nodes, a "
         "build service, hosted CI) or the program should run on the CPU, and shows "
-        "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path; so "
+        "it is where the container toolkit's own hook found no driver on such a host (a "
+        "scheduler that starts a GPU image on a CPU instance). A "
         "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
         "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
         "a GPU) is info where no GPU, driver or container is shown. An image's start-up banner "
@@ -347,14 +358,9 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        shown = (
-            ctx.has_nvidia_gpu
-            or on_bus
-            or ctx.driver is not None
-            or snapshot.platform.container
-            or snapshot.run_specs
-        )
-        yield self._no_gpu_finding(ctx, failed, seen, said, bool(shown))
+        held = ctx.has_nvidia_gpu or on_bus or ctx.driver is not None
+        asked = bool(snapshot.platform.container or snapshot.run_specs)
+        yield self._no_gpu_finding(ctx, failed, seen, said, held, asked)
 
     def _no_gpu_finding(
         self,
@@ -362,7 +368,8 @@ class NoGpuVisible(Rule):
         failed: list[Observation],
         seen: list[Observation],
         said: str,
-        shown: bool,
+        held: bool,
+        asked: bool,
     ) -> Finding:
         """How sure the text makes the fault: an error needs a sign that an NVIDIA GPU was meant
         to be visible; what every machine without one prints is a warning alone, and advice
@@ -370,6 +377,7 @@ class NoGpuVisible(Rule):
         hosted notebook."""
         cpu = ctx.snapshot.observations("cpu-intended")
         hosted = ctx.snapshot.observations("notebook-hosted")
+        shown = held or asked
         meant = shown or _gpu_meant(ctx)
         evidence = [o.evidence for o in seen[:2]]
         if not failed and not shown:
@@ -381,14 +389,21 @@ class NoGpuVisible(Rule):
                 "machine without an NVIDIA GPU; "
                 "where there is one, its driver is not loaded or not visible to the process."
             )
-        elif cpu and not shown:
+        elif cpu and not held and (not asked or _host_refused(failed)):
+            # The toolkit's hook found no driver on the host itself: a GPU request does not put
+            # a GPU in a machine the report says has none (a scheduler placing a GPU image on a
+            # CPU instance). A process in a container that merely saw none may lack a request.
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
             evidence.append(cpu[0].evidence)
-        elif not shown and (absent := _no_nvidia_gpu_there(ctx)):
+        elif (
+            not held
+            and (not asked or _host_refused(failed))
+            and (absent := _no_nvidia_gpu_there(ctx))
+        ):
             said_absent, absent_evidence = absent
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and {said_absent}: no "
@@ -437,6 +452,12 @@ def _gpu_meant(ctx: CheckContext) -> bool:
         return True
     instance = ctx.matrix.instance(ctx.snapshot.instance.type)
     return instance is not None and instance.gpu_count > 0
+
+
+def _host_refused(failed: list[Observation]) -> bool:
+    """Whether the container toolkit itself (`nvidia-container-cli`, which names itself in every
+    message) found no GPU or driver on the host, before any process in the container ran."""
+    return any("nvidia-container-cli" in (o.value or "") for o in failed)
 
 
 def _no_nvidia_gpu_there(ctx: CheckContext) -> tuple[str, Evidence] | None:
