@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.test_triage_gpu_stack import findings, loud
 
@@ -44,3 +45,48 @@ def test_a_gpu_shown_still_makes_the_container_refusal_an_error(matrix: Matrix) 
     )
     text = f"1. Submit a run to Cudo without GPU.\n\n```\n{smi}{_HOOK}```\n"
     assert findings(matrix, text).get("SC532") is Severity.ERROR
+
+
+_NO_DEVICE = "common.cu: 13: no CUDA-capable device is detected\n"
+
+
+@pytest.mark.parametrize(
+    "command", ["CUDA_VISIBLE_DEVICES= python run.py", 'CUDA_VISIBLE_DEVICES="" python run.py']
+)
+def test_an_empty_assignment_before_a_command_is_an_empty_value(command: str) -> None:
+    """dmlc/xgboost#3953 (1510): a shell's `NAME= cmd` sets NAME empty; it is not NAME=cmd."""
+    snapshot = read_report(f"```\n{command}\n```\n", "pasted").snapshot
+    assert snapshot.env["CUDA_VISIBLE_DEVICES"].value == ""
+
+
+def test_a_spaced_setting_in_prose_still_reads_its_value() -> None:
+    snapshot = read_report("We export NCCL_DEBUG = INFO before the run.\n", "pasted").snapshot
+    assert snapshot.env["NCCL_DEBUG"].value == "INFO"
+
+
+@pytest.mark.parametrize("value", ["", "-1"])
+def test_gpus_hidden_by_cuda_visible_devices_are_named(matrix: Matrix, value: str) -> None:
+    """CUDA_VISIBLE_DEVICES empty or `-1` leaves CUDA no device: the no-device message follows
+    from the setting (a warning naming it, not the error of a missing GPU); advice where the
+    report says the program runs on a CPU machine (1510: `GPU compiled code on CPU system`)."""
+    text = f"```\nCUDA_VISIBLE_DEVICES={value} python run.py\n{_NO_DEVICE}```\n"
+    assert findings(matrix, text).get("SC532") is Severity.WARNING
+    said = "Regression in using GPU compiled code on CPU system.\n"
+    assert findings(matrix, said + text).get("SC532") is Severity.INFO
+    # An index the machine has hides nothing: the error stays.
+    shown = f"```\nCUDA_VISIBLE_DEVICES=0 python run.py\n{_NO_DEVICE}```\n"
+    assert findings(matrix, shown).get("SC532") is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("said", "cpu"),
+    [
+        ("The model trains fine on a CPU machine too.", True),
+        ("We build wheels for CPU systems and GPU ones.", False),
+        ("It runs on CPU machines and on GPU machines alike.", False),
+        ("It runs on CPU system memory when the GPU is full.", False),
+    ],
+)
+def test_a_machine_named_by_its_cpu(said: str, cpu: bool) -> None:
+    snapshot = read_report(said + "\n", "pasted").snapshot
+    assert bool(snapshot.observations("cpu-intended")) is cpu

@@ -310,7 +310,9 @@ class NoGpuVisible(Rule):
         "build service, hosted CI) or the program should run on the CPU, and shows "
         "no GPU, driver or container, it is advice (info) to give the program a CPU path; so "
         "it is where the container toolkit's own hook found no driver on such a host (a "
-        "scheduler that starts a GPU image on a CPU instance). A "
+        "scheduler that starts a GPU image on a CPU instance). Where CUDA_VISIBLE_DEVICES is "
+        "empty or `-1` (it hides every GPU) the message follows from it: a warning naming it, "
+        "advice where the report says the program should run on the CPU. A "
         "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
         "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
         "a GPU) is info where no GPU, driver or container is shown. An image's start-up banner "
@@ -380,6 +382,22 @@ class NoGpuVisible(Rule):
         shown = held or asked
         meant = shown or _gpu_meant(ctx)
         evidence = [o.evidence for o in seen[:2]]
+        hidden = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
+        if hidden is not None and hidden.value.strip("'\"") in _HIDES_ALL:
+            # The process was told to see no GPU: the message follows from the setting, on any
+            # machine; advice where the report says the program should run on the CPU.
+            evidence.append(hidden.evidence)
+            return self.finding(
+                f"The process found no GPU ({said}), and CUDA_VISIBLE_DEVICES="
+                f"{hidden.value or '(empty)'} hides every GPU from it: "
+                + (
+                    "the report says it should run on the CPU, so the program needs a CPU path."
+                    if cpu
+                    else "unset it, or name the GPUs the process should use."
+                ),
+                evidence,
+                severity=Severity.INFO if cpu else Severity.WARNING,
+            )
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
             # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
@@ -452,6 +470,11 @@ def _gpu_meant(ctx: CheckContext) -> bool:
         return True
     instance = ctx.matrix.instance(ctx.snapshot.instance.type)
     return instance is not None and instance.gpu_count > 0
+
+
+# CUDA_VISIBLE_DEVICES values that leave CUDA no device: empty, or an index no machine has (CUDA
+# stops at the first invalid one; `-1` is the idiom TensorFlow's and XGBoost's docs use).
+_HIDES_ALL = frozenset({"", "-1"})
 
 
 def _host_refused(failed: list[Observation]) -> bool:

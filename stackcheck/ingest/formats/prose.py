@@ -62,9 +62,11 @@ from stackcheck.snapshot.model import ComponentName
 
 # A value as a shell or a Dockerfile writes it, bare or in double quotes (`ENV
 # TORCH_CUDA_ARCH_LIST="6.0 6.1 7.0+PTX"`, open-mmlab/mmdetection#2108).
+# A space after `=` with none before it is a shell's empty assignment (`CUDA_VISIBLE_DEVICES=
+# python x.py`, dmlc/xgboost#3953): the value is empty, not the command's first word.
 _SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}"
-    r"(\"[\w./:,^@+ -]{1,200}\"|[\w./:,^@+-]{1,400})"
+    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})(?:(?:\s{1,2}=\s{0,2}|=)"
+    r"(\"[\w./:,^@+ -]{0,200}\"|[\w./:,^@+-]{1,400})|=(?=[ \t]|$))"
 )
 # A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
 _COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
@@ -231,6 +233,10 @@ _CPU = re.compile(
     r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
     r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    # "use GPU compiled code on CPU system" (dmlc/xgboost#3953): a machine named by its CPU alone.
+    # Where it ran, not a build's target ("wheels for CPU systems and GPU ones").
+    r"\bon\s(?:an?\s|the\s|my\s|our\s)?cpu\s(?:machines?|systems?|box(?:es)?|servers?|"
+    r"hosts?)\b(?!\s(?:memory|ram|time|load|usage|calls?)\b)(?![^.?!]{0,40}\bgpus?\b)|"
     # "No GPUs are present on the host" (ray#11418): the host, not a container or a node of
     # a cluster; any word after "the" so a typo of "host" still reads.
     r"\b(?:machine|laptop|computer|pc|server|host|system|vm)\s(?:has|had)\sno\s(?:nvidia\s|cuda\s)?"
@@ -1159,7 +1165,7 @@ def settings(line: Line, before: str = "", *, tried: bool = False) -> list[Fact]
         lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
-        facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
+        facts.append(EnvFact(line, name, (found.group(2) or "").strip('"').rstrip(".,")))
         if (
             tried
             or _TRIED_BEFORE.search(lead)
