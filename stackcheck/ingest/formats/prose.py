@@ -138,7 +138,8 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\u3002\uff01\uff1f\uff1b]")
 
 
 _DRIVER = re.compile(
-    r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?\s?[:=]?\s?(?:v|R)?"
+    # "the cluster GPU driver is version 470.82" (NVIDIA/TensorRT-LLM#331): "version" after the verb
+    r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?(?:\sversion)?\s?[:=]?\s?(?:v|R)?"
     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b",
     re.IGNORECASE,
 )

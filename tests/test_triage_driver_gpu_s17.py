@@ -1,4 +1,4 @@
-"""The fifteenth pass's readings on GPUs missing from machines that have none (gpu-visibility,
+"""Sprint 17's readings on GPUs missing from machines that have none (gpu-visibility,
 driver-cuda), on shapes of text beyond the corpus reports they were written for (each cited)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import pytest
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 from tests.test_triage_gpu_stack import findings, loud
 
 # nvidia-container-cli's refusal where the host has no driver (dstackai/dstack#1080, 1538).
@@ -90,3 +91,29 @@ def test_gpus_hidden_by_cuda_visible_devices_are_named(matrix: Matrix, value: st
 def test_a_machine_named_by_its_cpu(said: str, cpu: bool) -> None:
     snapshot = read_report(said + "\n", "pasted").snapshot
     assert bool(snapshot.observations("cpu-intended")) is cpu
+
+
+def test_a_driver_stated_as_version_n_is_read() -> None:
+    """NVIDIA/TensorRT-LLM#331 (1574): "the cluster GPU driver is version 470.82"."""
+    for said in ("the cluster GPU driver is version 470.82.", "Our driver was version 535.104.05"):
+        snapshot = read_report(said + "\n", "pasted").snapshot
+        driver = snapshot.components[ComponentName.DRIVER].installations
+        assert [i.version for i in driver] == [said.split("version ")[1].rstrip(".")], said
+
+
+@pytest.mark.parametrize(
+    ("said", "warned"),
+    [
+        # NVIDIA/TensorRT-LLM#331 (1574), a question in the next sentence of the paragraph.
+        (
+            "The cluster GPU driver is version 470.82. When compiling the model, it prompts that "
+            "the driver version is too low. Is there any way to make it use this driver?",
+            True,
+        ),
+        ("The log shows the driver version is too low for this build.", True),
+        ("Does the error say my driver 470.82 is too old?", False),
+        ("It prompts that the driver version is too low if CUDA 12 is used.", False),
+    ],
+)
+def test_a_retold_driver_too_low_message(matrix: Matrix, said: str, warned: bool) -> None:
+    assert (loud(matrix, said + "\n").get("SC101") is Severity.WARNING) is warned
