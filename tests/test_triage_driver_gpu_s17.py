@@ -117,3 +117,23 @@ def test_a_driver_stated_as_version_n_is_read() -> None:
 )
 def test_a_retold_driver_too_low_message(matrix: Matrix, said: str, warned: bool) -> None:
     assert (loud(matrix, said + "\n").get("SC101") is Severity.WARNING) is warned
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        # cupy/cupy#4660 (1522), with the condition in another sentence of the paragraph.
+        (
+            "It would be nice if CuPy said so. I have an old K2000 in my desktop PC, for which "
+            "support was dropped in CUDA 11.1, and this code fails:",
+            True,
+        ),
+        ("My GTX 680 is no longer supported by CUDA 11.", True),
+        ("CUDA 12 no longer supports our Kepler cards.", True),
+        ("Is support for Kepler dropped in CUDA 12? I have a K80.", False),
+        ("If support for my card was dropped in CUDA 12, I will buy a new one.", False),
+        ("Support for Kepler was dropped in CUDA 12, which we do not use.", False),
+    ],
+)
+def test_the_reporters_gpu_said_dropped_by_cuda(matrix: Matrix, said: str, read: bool) -> None:
+    assert (loud(matrix, said + "\n").get("SC202") is Severity.ERROR) is read
