@@ -137,3 +137,33 @@ def test_a_retold_driver_too_low_message(matrix: Matrix, said: str, warned: bool
 )
 def test_the_reporters_gpu_said_dropped_by_cuda(matrix: Matrix, said: str, read: bool) -> None:
     assert (loud(matrix, said + "\n").get("SC202") is Severity.ERROR) is read
+
+
+_LIGHTNING = (
+    "pytorch_lightning.utilities.debugging.MisconfigurationException: \n"
+    "            You requested GPUs: [0]\n"
+    "            But your machine only has: []\n"
+)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "_pytorch_select           0.1                       cpu_0  ",  # Lightning#899 (1564)
+        "pytorch-mutex             1.0                         cpu    pytorch",
+    ],
+)
+def test_conda_cpu_selector_beside_no_gpu_names_the_build(matrix: Matrix, row: str) -> None:
+    """A conda selector metapackage of build `cpu` marks the CPU build, even without the
+    pytorch row; beside a program that found no GPU it is SC201's warning."""
+    listing = (
+        f"```\n# Name                    Version                   Build  Channel\n{row}\n```\n"
+    )
+    snapshot = read_report(listing, "pasted").snapshot
+    torch = snapshot.components[ComponentName.TORCH].installations
+    assert [t.properties.get("cpu_only") for t in torch] == ["yes"]
+    assert loud(matrix, f"```\n{_LIGHTNING}```\n{listing}").get("SC201") is Severity.WARNING
+    # The CUDA variants of the same selectors are not CPU builds.
+    gpu = row.replace("cpu_0", "gpu_0").replace(" cpu ", " cuda")
+    held = read_report(gpu + "\n", "pasted").snapshot.components[ComponentName.TORCH]
+    assert held.installations == []
