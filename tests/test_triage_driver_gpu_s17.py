@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
@@ -167,3 +168,19 @@ def test_conda_cpu_selector_beside_no_gpu_names_the_build(matrix: Matrix, row: s
     gpu = row.replace("cpu_0", "gpu_0").replace(" cpu ", " cuda")
     held = read_report(gpu + "\n", "pasted").snapshot.components[ComponentName.TORCH]
     assert held.installations == []
+
+
+_NVRM = "kernel: [ 3570.610602] NVRM: The NVIDIA Tesla K80 GPU installed in this system is\n"
+
+
+def test_the_first_line_of_nvrms_legacy_notice_alone(matrix: Matrix) -> None:
+    """charmed-kubernetes/kubernetes-docs#647 (1535): a paste cut after the notice's first
+    NVRM line still says the driver's branch ignores the GPU; with its second line the branch
+    it names is what the finding says."""
+    assert findings(matrix, f"```\n{_NVRM}```\n").get("SC1406") is Severity.ERROR
+    whole = f"```\n{_NVRM}NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please\n```\n"
+    report = check(read_report(whole, "pasted").snapshot, matrix)
+    assert next(f.message for f in report.findings if f.id == "SC1406").count("R470") == 1
+    # Another NVRM line about the GPU is not the notice.
+    other = "kernel: NVRM: The NVIDIA GPU 0000:00:1e.0 has fallen off the bus.\n"
+    assert "SC1406" not in findings(matrix, f"```\n{other}```\n")
