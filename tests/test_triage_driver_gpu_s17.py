@@ -184,3 +184,16 @@ def test_the_first_line_of_nvrms_legacy_notice_alone(matrix: Matrix) -> None:
     # Another NVRM line about the GPU is not the notice.
     other = "kernel: NVRM: The NVIDIA GPU 0000:00:1e.0 has fallen off the bus.\n"
     assert "SC1406" not in findings(matrix, f"```\n{other}```\n")
+
+
+def test_the_toolkits_arch_refusal_is_the_images_requirement(matrix: Matrix) -> None:
+    """awslabs/aws-virtual-gpu-device-plugin#7 (1536): an image requiring arch>=7.0 on a K80."""
+    refused = (
+        "stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods configure "
+        "--device=all --compute --utility --require=arch>=7.0 --pid=32214 /merged]\\\\n"
+        "nvidia-container-cli: requirement error: unsatisfied condition: arch >= 7.0\n"
+    )
+    assert loud(matrix, f"```\n{refused}```\n") == {"SC353": Severity.ERROR}
+    # A CUDA condition is the driver's shortfall (SC101's), not the architecture's.
+    cuda = "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.6\n"
+    assert "SC353" not in findings(matrix, f"```\n{cuda}```\n")

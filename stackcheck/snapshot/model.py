@@ -431,6 +431,7 @@ ObservationKind = Literal[
     "image-not-found",  # a registry has no such image or tag (a pull failed): not the GPU stack
     "gpu-operator-version",  # the NVIDIA GPU Operator release the cluster runs (value: "23.6.1")
     "mpi-rdma-init-failed",  # Open MPI could not set up an RDMA device or queue (value: which)
+    "require-arch-unsatisfied",  # the container toolkit refused an image's arch>= requirement
 ]
 
 
