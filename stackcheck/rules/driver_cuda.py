@@ -507,14 +507,16 @@ class DriverDropsGpu(Rule):
         legacy, driver = ctx.snapshot.observations("gpu-legacy-driver"), ctx.driver
         if legacy:
             # The kernel module's own verdict: it ignores a GPU its branch no longer supports.
-            said = legacy[0].value or ""
+            # The branch (the notice's second line) says more than the GPU's name (its first).
+            first = next((o for o in legacy if (o.value or "").isdigit()), legacy[0])
+            said = first.value or ""
             yield self.finding(
                 "The driver ignores a GPU here: the text (the kernel module, or a driver note "
                 f"it quotes) says it is supported only through the R{said} legacy branch."
                 if said.isdigit()
                 else f"The driver's branch no longer supports the {said} GPUs here, as the "
                 "report says: the driver ignores them.",
-                [legacy[0].evidence] + (driver.evidence[:1] if driver else []),
+                [first.evidence] + (driver.evidence[:1] if driver else []),
             )
             return
         branch = versions.major(driver.version) if driver is not None else None

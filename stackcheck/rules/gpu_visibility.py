@@ -301,7 +301,11 @@ class NoGpuVisible(Rule):
         "`Found no NVIDIA driver on your system`, `nvidia-smi: command not found`. Where the "
         "report says the machine has no GPU (or has none by design: a cluster's CPU nodes, a "
         "build service, hosted CI) or the program should run on the CPU, and shows "
-        "no GPU, driver or container, it is advice (info) to give the program a CPU path. A "
+        "no GPU, driver or container, it is advice (info) to give the program a CPU path; so "
+        "it is where the container toolkit's own hook found no driver on such a host (a "
+        "scheduler that starts a GPU image on a CPU instance). Where CUDA_VISIBLE_DEVICES is "
+        "empty or `-1` (it hides every GPU) the message follows from it: a warning naming it, "
+        "advice where the report says the program should run on the CPU. A "
         "probe's warning alone (PyTorch's `CUDA initialization: Found no NVIDIA driver`, "
         "TensorFlow's `Could not find cuda drivers on your machine`: the program went on without "
         "a GPU) is info where no GPU, driver or container is shown. An image's start-up banner "
@@ -351,20 +355,9 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        gpu_shown = ctx.has_nvidia_gpu or on_bus or ctx.driver is not None or snapshot.run_specs
-        if not gpu_shown and _toolkit_hook_on_cpu_machine(ctx, seen):
-            cpu = snapshot.observations("cpu-intended")
-            yield self.finding(
-                f"The NVIDIA container toolkit's hook found no driver ({said}), and the report "
-                f"says the machine has no GPU ({cpu[0].value}): a GPU request, or the nvidia "
-                "runtime as the default, reached a machine without one. Start containers there "
-                "without a GPU request, or schedule the work on a GPU machine.",
-                [*(o.evidence for o in seen[:2]), cpu[0].evidence],
-                severity=Severity.INFO,
-            )
-            return
-        shown = gpu_shown or snapshot.platform.container
-        yield self._no_gpu_finding(ctx, failed, seen, said, bool(shown))
+        held = ctx.has_nvidia_gpu or on_bus or ctx.driver is not None
+        asked = bool(snapshot.platform.container or snapshot.run_specs)
+        yield self._no_gpu_finding(ctx, failed, seen, said, held, asked)
 
     def _no_gpu_finding(
         self,
@@ -372,7 +365,8 @@ class NoGpuVisible(Rule):
         failed: list[Observation],
         seen: list[Observation],
         said: str,
-        shown: bool,
+        held: bool,
+        asked: bool,
     ) -> Finding:
         """How sure the text makes the fault: an error needs a sign that an NVIDIA GPU was meant
         to be visible; what every machine without one prints is a warning alone, and advice
@@ -380,8 +374,25 @@ class NoGpuVisible(Rule):
         hosted notebook."""
         cpu = ctx.snapshot.observations("cpu-intended")
         hosted = ctx.snapshot.observations("notebook-hosted")
+        shown = held or asked
         meant = shown or _gpu_meant(ctx)
         evidence = [o.evidence for o in seen[:2]]
+        hidden = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
+        if hidden is not None and hidden.value.strip("'\"") in _HIDES_ALL:
+            # The process was told to see no GPU: the message follows from the setting, on any
+            # machine; advice where the report says the program should run on the CPU.
+            evidence.append(hidden.evidence)
+            return self.finding(
+                f"The process found no GPU ({said}), and CUDA_VISIBLE_DEVICES="
+                f"{hidden.value or '(empty)'} hides every GPU from it: "
+                + (
+                    "the report says it should run on the CPU, so the program needs a CPU path."
+                    if cpu
+                    else "unset it, or name the GPUs the process should use."
+                ),
+                evidence,
+                severity=Severity.INFO if cpu else Severity.WARNING,
+            )
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got
             # no GPU and went on, as any CUDA build does on a machine without an NVIDIA GPU.
@@ -391,14 +402,21 @@ class NoGpuVisible(Rule):
                 "machine without an NVIDIA GPU; "
                 "where there is one, its driver is not loaded or not visible to the process."
             )
-        elif cpu and not shown:
+        elif cpu and not held and (not asked or _host_refused(failed)):
+            # The toolkit's hook found no driver on the host itself: a GPU request does not put
+            # a GPU in a machine the report says has none (a scheduler placing a GPU image on a
+            # CPU instance). A process in a container that merely saw none may lack a request.
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and the report says the "
                 "machine has none or the program should run on the CPU: the program needs a CPU "
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
             evidence.append(cpu[0].evidence)
-        elif not shown and (absent := _no_nvidia_gpu_there(ctx)):
+        elif (
+            not held
+            and (not asked or _host_refused(failed))
+            and (absent := _no_nvidia_gpu_there(ctx))
+        ):
             said_absent, absent_evidence = absent
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and {said_absent}: no "
@@ -438,15 +456,6 @@ class NoGpuVisible(Rule):
         return self.finding(message, evidence, severity=Severity.INFO)
 
 
-def _toolkit_hook_on_cpu_machine(ctx: CheckContext, seen: list[Observation]) -> bool:
-    """Whether every failure is the container toolkit's own (its hook runs before the program,
-    on whatever machine the container lands) and the report says that machine has no GPU: a
-    scheduler placing a GPU container on a CPU machine, not a stack that lost its GPUs."""
-    return bool(ctx.snapshot.observations("cpu-intended")) and all(
-        (o.value or "").startswith("nvidia-container-cli") for o in seen
-    )
-
-
 def _gpu_meant(ctx: CheckContext) -> bool:
     """Whether the text gives a sign, beyond a GPU, driver or container shown, that an NVIDIA
     GPU should be visible to the process: a message only a GPU machine, an installed driver or
@@ -456,6 +465,17 @@ def _gpu_meant(ctx: CheckContext) -> bool:
         return True
     instance = ctx.matrix.instance(ctx.snapshot.instance.type)
     return instance is not None and instance.gpu_count > 0
+
+
+# CUDA_VISIBLE_DEVICES values that leave CUDA no device: empty, or an index no machine has (CUDA
+# stops at the first invalid one; `-1` is the idiom TensorFlow's and XGBoost's docs use).
+_HIDES_ALL = frozenset({"", "-1"})
+
+
+def _host_refused(failed: list[Observation]) -> bool:
+    """Whether the container toolkit itself (`nvidia-container-cli`, which names itself in every
+    message) found no GPU or driver on the host, before any process in the container ran."""
+    return any("nvidia-container-cli" in (o.value or "") for o in failed)
 
 
 def _no_nvidia_gpu_there(ctx: CheckContext) -> tuple[str, Evidence] | None:

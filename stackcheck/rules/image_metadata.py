@@ -169,7 +169,9 @@ class RequireCudaUnsatisfied(Rule):
         "does (space-separated alternatives, each a comma-separated list of `cuda`, `driver`, "
         "`brand` and `arch` conditions) against the driver of the target host, whose CUDA "
         "version comes from the matrix. Conditions on brand or arch are not decided, so an "
-        "alternative that needs them never fails the check.",
+        "alternative that needs them never fails the check; the toolkit's own refusal of an "
+        "`arch>=` condition (`unsatisfied condition: arch >= 7.0`: the GPU is older than the "
+        "image allows) is read as the error.",
         why="When no alternative holds, `nvidia-container-cli` stops the container before it "
         "runs: `requirement error: unsatisfied condition: cuda>=12.9`. A job scheduled onto "
         "such nodes fails at start on every node.",
@@ -182,6 +184,15 @@ class RequireCudaUnsatisfied(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        refused = ctx.snapshot.observations("require-arch-unsatisfied")
+        if refused:
+            # The toolkit's own verdict on the image's `arch>=` condition: the GPU is older.
+            yield self.finding(
+                "The container toolkit refused the image: its NVIDIA_REQUIRE_CUDA asks for a "
+                f"newer GPU architecture than this one ({refused[0].value}).",
+                [o.evidence for o in refused[:2]],
+            )
+            return
         require = ctx.snapshot.env.get("NVIDIA_REQUIRE_CUDA")
         driver = ctx.driver
         disabled = ctx.snapshot.env_value("NVIDIA_DISABLE_REQUIRE") or ""

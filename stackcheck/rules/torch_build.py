@@ -29,8 +29,9 @@ class CpuOnlyTorch(Rule):
         "`Error getting cuda arch` caught it: a compile's probe on a CPU machine). Where the "
         "report says the machine has no NVIDIA GPU (an Apple-silicon Mac, a CPU-only box) and "
         "nothing shows one, that message is advice (`info`): no build gives CUDA there. Where no "
-        "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel) beside a program that found "
-        "CUDA unavailable is a warning: the build is why; so is a CPU build beside a CUDA "
+        "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel, conda's `_pytorch_select` "
+        "or `pytorch-mutex` of build `cpu`) beside a program that found CUDA unavailable or no "
+        "GPU is a warning: the build is why; so is a CPU build beside a CUDA "
         "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build), or beside "
         "the CUDA packages only a CUDA PyTorch brings (conda's `cudatoolkit`, pip's "
         "`nvidia-cuda-runtime-cu12`). A sentence that says an install put the CPU build in "
@@ -81,7 +82,9 @@ class CpuOnlyTorch(Rule):
                         [*torch.evidence[:2], *ctx.built_for_gpus[:2]],
                     )
                 return
-            unavailable = ctx.snapshot.observations("cuda-unavailable")
+            # A process that found no GPU at all (Lightning's `But your machine only has: []`)
+            # is what a CPU build sees on any machine, as much as CUDA found unavailable.
+            unavailable = ctx.snapshot.observations("cuda-unavailable", "no-gpu")
             if cpu_only and len(cpu_only) == len(builds) and unavailable and not cpu:
                 # The process looked for CUDA and the only PyTorch shown is a CPU build: that
                 # build is why (a pip that fetched the plain Windows wheel, pytorch/pytorch#52662).

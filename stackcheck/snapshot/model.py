@@ -434,6 +434,7 @@ ObservationKind = Literal[
     "cudnn-required",  # a program names the cuDNN major it is built for, having failed (value: "8")
     "mig-several-listed",  # one device list names two or more MIG devices (CUDA enumerates one)
     "one-device-seen-stated",  # the report says a program sees a single GPU or device only
+    "require-arch-unsatisfied",  # the container toolkit refused an image's arch>= requirement
 ]
 
 

@@ -62,10 +62,36 @@ from stackcheck.snapshot.model import ComponentName
 
 # A value as a shell or a Dockerfile writes it, bare or in double quotes (`ENV
 # TORCH_CUDA_ARCH_LIST="6.0 6.1 7.0+PTX"`, open-mmlab/mmdetection#2108).
+# A space after `=` with none before it is a shell's empty assignment (`CUDA_VISIBLE_DEVICES=
+# python x.py`, dmlc/xgboost#3953): the value is empty, not the command's first word.
 _SETTING = re.compile(
-    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})\s{0,2}=\s{0,2}"
-    r"(\"[\w./:,^@+ -]{1,200}\"|[\w./:,^@+-]{1,400})"
+    r"\b([A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})(?:(?:\s{1,2}=\s{0,2}|=)"
+    r"(\"[\w./:,^@+ -]{0,200}\"|[\w./:,^@+-]{1,400})|=(?=[ \t]|$))"
 )
+# The same setting made from Python: `os.environ["NCCL_DEBUG"] = "INFO"`, `os.environ.setdefault(
+# 'CUDA_VISIBLE_DEVICES', '-1')` (scripts pasted whole set NCCL's and CUDA's variables so).
+_PY_SETTING = re.compile(
+    r"""\benviron(?:\[\s?(?P<q1>['"])(?P<n1>[A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})(?P=q1)\s?\]"""
+    r"""\s{0,2}=\s{0,2}|\.setdefault\(\s?(?P<q2>['"])(?P<n2>[A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,60})"""
+    r"""(?P=q2)\s?,\s{0,2})(?P<q3>['"])(?P<value>[^'"\n]{0,200})(?P=q3)"""
+)
+
+
+def _assignments(text: str) -> list[tuple[re.Match[str], str, str]]:
+    """Each setting on the line as (match, name, value), shell and Python spellings, in order."""
+    shell = [
+        (found, found.group(1), (found.group(2) or "").strip('"').rstrip(".,"))
+        for found in _SETTING.finditer(text)
+    ]
+    if "environ" not in text:
+        return shell
+    python = [
+        (found, found.group("n1") or found.group("n2"), found.group("value"))
+        for found in _PY_SETTING.finditer(text)
+    ]
+    return sorted([*shell, *python], key=lambda each: each[0].start())
+
+
 # A shell comment: "#export NCCL_SHM_DISABLE=1" is a setting left out ("# " alone may be a prompt).
 _COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
 _HINT = re.compile(
@@ -136,7 +162,8 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\u3002\uff01\uff1f\uff1b]")
 
 
 _DRIVER = re.compile(
-    r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?\s?[:=]?\s?(?:v|R)?"
+    # "the cluster GPU driver is version 470.82" (NVIDIA/TensorRT-LLM#331): "version" after the verb
+    r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?(?:\sversion)?\s?[:=]?\s?(?:v|R)?"
     r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b",
     re.IGNORECASE,
 )
@@ -231,6 +258,10 @@ _CPU = re.compile(
     r"\b(?:machine|laptop|computer|pc|server|host|system)s?\s(?:with(?:out)?\s)?(?:no|without)\s"
     r"(?:an?\s)?(?:nvidia\s)?gpus?\b|"
     r"\bcpu[-\s]only\s(?:machine|laptop|computer|pc|server|host|system|environment)\b|"
+    # "use GPU compiled code on CPU system" (dmlc/xgboost#3953): a machine named by its CPU alone.
+    # Where it ran, not a build's target ("wheels for CPU systems and GPU ones").
+    r"\bon\s(?:an?\s|the\s|my\s|our\s)?cpu\s(?:machines?|systems?|box(?:es)?|servers?|"
+    r"hosts?)\b(?!\s(?:memory|ram|time|load|usage|calls?)\b)(?![^.?!]{0,40}\bgpus?\b)|"
     # "No GPUs are present on the host" (ray#11418): the host, not a container or a node of
     # a cluster; any word after "the" so a typo of "host" still reads.
     r"\b(?:machine|laptop|computer|pc|server|host|system|vm)\s(?:has|had)\sno\s(?:nvidia\s|cuda\s)?"
@@ -1161,8 +1192,7 @@ def settings(line: Line, before: str = "", *, tried: bool = False) -> list[Fact]
     facts: list[Fact] = []
     if _COMMENTED.match(line.text):
         return facts
-    for found in _SETTING.finditer(line.text):
-        name = found.group(1)
+    for found, name, value in _assignments(line.text):
         said = line.text[: found.start()]
         # "then I successfully tested nccl-test without `NCCL_P2P_DISABLE=1`" (NVIDIA/nccl#841):
         # the workaround was no longer needed after a change the text names elsewhere.
@@ -1171,7 +1201,7 @@ def settings(line: Line, before: str = "", *, tried: bool = False) -> list[Fact]
         lead = f"{before.strip()} {said.lstrip()}"
         if not is_recorded(name) or _HINT.search(lead + name) or _WITHOUT.search(lead):
             continue
-        facts.append(EnvFact(line, name, found.group(2).strip('"').rstrip(".,")))
+        facts.append(EnvFact(line, name, value))
         if (
             tried
             or _TRIED_BEFORE.search(lead)
