@@ -535,3 +535,43 @@ class DriverDropsGpu(Rule):
                 [*driver.evidence[:1], *gpu.evidence[:1], matrix],
                 severity=self.capped(gpu.known.unsure),
             )
+
+
+class DriverModuleUnusable(Rule):
+    id = "SC1327"
+    name = "driver-module-unusable"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    title = "No NVIDIA kernel module can run the GPU"
+    doc = RuleDoc(
+        what="Reads what the kernel, modprobe, the driver installer and nvidia-docker say when no "
+        "NVIDIA kernel module runs: the module not installed for the running kernel (`modprobe: "
+        "FATAL: Module nvidia not found in directory /lib/modules/...`, `Module nvidia_uvm not "
+        "found`, nvidia-docker's `Could not load UVM kernel module`), the installer's "
+        "`Unable to load the kernel module 'nvidia.ko'`, and the open kernel module refusing "
+        "the GPU: R515-R525's `Open nvidia.ko is only ready for use on Data Center GPUs` "
+        "(GeForce and workstation GPUs need `NVreg_OpenRmEnableUnsupportedGpus=1`), "
+        "and any release's `not supported by open nvidia.ko because it does not include the "
+        "required GPU System Processor (GSP)` (the open modules run Turing and later GPUs "
+        "only).",
+        why="Without a loaded kernel module nvidia-smi cannot reach the driver, no container "
+        "gets a GPU and CUDA finds no device; it is the driver installation, not the program "
+        "or the container toolkit, that needs fixing. The usual cause is a kernel update that "
+        "DKMS did not rebuild the module for.",
+        example="`modprobe: FATAL: Module nvidia_uvm not found in directory "
+        "/lib/modules/4.4.0-83-generic` after a reboot into a new kernel.",
+        fix="Reinstall the driver for the running kernel (its DKMS package with the kernel "
+        "headers installed); on a GPU before Turing use the "
+        "proprietary kernel module, not the open one.",
+        references=("https://github.com/NVIDIA/open-gpu-kernel-modules#compatible-gpus",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("driver-module-unusable")
+        if said:
+            # The catalogue's value says which refusal it was and what to do about it.
+            why = "; ".join(dict.fromkeys((o.value or "")[:300] for o in said[:2]))
+            yield self.finding(
+                f"No NVIDIA kernel module runs the GPU here: {why}.",
+                [o.evidence for o in said[:3]],
+            )
