@@ -139,3 +139,62 @@ def test_a_lookup_of_the_unversioned_libcudnn_is_advice(matrix: Matrix, text: st
 )
 def test_a_missing_cudnn_otherwise_stays_an_error(matrix: Matrix, text: str) -> None:
     assert findings(matrix, text).get("SC301") is Severity.ERROR
+
+
+# NVIDIA/gpu-operator#389 (1634): nvidia-smi inside the validator image, a K80 on R470.
+_SMI = """+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: {cuda}     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  {gpu}           Off  | 00000000:00:1E.0 Off |                    0 |
+| N/A   34C    P8    27W / 149W |      0MiB / 11441MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_compat_libcuda_past_the_gpus_last_branch_is_an_error(matrix: Matrix) -> None:
+    """CUDA 11.6's compat libcuda is R510; a Kepler K80 ends at R470."""
+    text = _SMI.format(cuda="11.6", gpu="Tesla K80")
+    assert findings(matrix, text).get("SC104") is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("cuda", "gpu"),
+    [
+        ("11.4", "Tesla K80"),  # R470's own CUDA: no compat library in use
+        ("11.6", "Tesla T4 "),  # a Turing part: R510+ supports it (SC105's case, at most)
+    ],
+)
+def test_the_drivers_own_cuda_or_a_gpu_the_compat_branch_supports_is_not_this(
+    matrix: Matrix, cuda: str, gpu: str
+) -> None:
+    assert "SC104" not in findings(matrix, _SMI.format(cuda=cuda, gpu=gpu))
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        # NVIDIA/nvidia-docker#564 (1641): TensorFlow 0.x refuses another cuDNN patch level
+        (
+            "tensorflow/stream_executor/cuda/cuda_dnn.cc:346] **Loaded cudnn library: 4008 but "
+            "source was compiled against 4007.  If using a binary install, upgrade your cudnn "
+            "library to match.",
+            "SC301",
+        ),
+        (
+            "E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded cudnn library: 5005 but "
+            "source was compiled against 5110.",
+            "SC301",
+        ),
+        # NVIDIA/apex#1527 (1664): torch 1.12's extension builder predates sm_90
+        ("ValueError: Unknown CUDA arch (9.0) or GPU not supported", "SC202"),
+        ('    raise ValueError(f"Unknown CUDA arch (12.0) or GPU not supported")', "SC202"),
+        ("ValueError: Unknown CUDA arch (8.9+PTX) or GPU not supported", "SC202"),
+    ],
+)
+def test_cudnn_and_arch_refusals_of_older_builds(matrix: Matrix, line: str, rule: str) -> None:
+    assert findings(matrix, line).get(rule) is Severity.ERROR
