@@ -198,3 +198,28 @@ def test_the_drivers_own_cuda_or_a_gpu_the_compat_branch_supports_is_not_this(
 )
 def test_cudnn_and_arch_refusals_of_older_builds(matrix: Matrix, line: str, rule: str) -> None:
     assert findings(matrix, line).get(rule) is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # pytorch/test-infra#6530 (1665)
+        "trying to upgrade CUDA from 12.4 to 12.6.  It turns out that the NVIDIA driver that we "
+        "are currently using `550.54.15` is too old.",
+        "The driver we use 535.104 is too old for the CUDA 12.4 image.",
+        "Our driver which I installed is outdated for cuda 12.",
+    ],
+)
+def test_a_driver_said_too_old_through_a_relative_clause(matrix: Matrix, said: str) -> None:
+    assert findings(matrix, said).get("SC101") is Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Is the driver that we are using too old for CUDA 12.6?",
+        "The driver that we are currently using is not too old for CUDA 12.4, it works fine.",
+    ],
+)
+def test_a_driver_asked_or_denied_too_old_is_not_read(matrix: Matrix, said: str) -> None:
+    assert "SC101" not in findings(matrix, said)
