@@ -223,3 +223,29 @@ def test_a_driver_said_too_old_through_a_relative_clause(matrix: Matrix, said: s
 )
 def test_a_driver_asked_or_denied_too_old_is_not_read(matrix: Matrix, said: str) -> None:
     assert "SC101" not in findings(matrix, said)
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        # NVIDIA/open-gpu-kernel-modules#526
+        "Consult /var/lib/dkms/nvidia/390.157/build/make.log for more information.",
+        # NVIDIA/open-gpu-kernel-modules#635
+        "dkms autoinstall on 6.8.10-300.fc40.x86_64/x86_64 failed for nvidia(10)",
+        # microsoft/pai#3413, nvidia-installer through DKMS
+        "ERROR: Failed to install the kernel module through DKMS.  No kernel module was "
+        "installed; please",
+        "> Consult /var/lib/dkms/nvidia-current/367.44/build/make.log for more information.",
+    ],
+)
+def test_a_dkms_build_of_the_nvidia_module_that_failed(matrix: Matrix, built: str) -> None:
+    assert findings(matrix, built).get("SC1327") is Severity.ERROR
+
+
+def test_another_modules_dkms_failure_is_not_the_drivers(matrix: Matrix) -> None:
+    """raphael/linux-samus#110: DKMS failing for ndiswrapper says nothing of the GPU driver."""
+    other = (
+        "Error! Bad return status for module build on kernel: 4.4.1ph+ (x86_64)\n"
+        "Consult /var/lib/dkms/ndiswrapper/1.59/build/make.log for more information.\n"
+    )
+    assert "SC1327" not in findings(matrix, other)
