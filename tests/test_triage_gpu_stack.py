@@ -843,7 +843,6 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "/var/run/nvidia-container-devices: unknown device: unknown",
         "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: "
         "unknown.",
-        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ...",
         "E0801 unable to create plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND",
         "nvidia-container-cli: initialization error: WSL environment detected but no adapters "
         "were found: unknown.",
@@ -857,6 +856,11 @@ def test_container_toolkit_and_installer_failures_that_leave_no_gpu(matrix: Matr
         "I could load the kernel module nvidia.ko after disabling Secure Boot",
     )
     reads(matrix, "SC532", Severity.ERROR, said, unsaid)
+    # The installer's refusal is also the driver's own failure (SC1327, driver-cuda).
+    installer = (
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently ..."
+    )
+    assert loud(matrix, installer) == {"SC532": Severity.ERROR, "SC1327": Severity.ERROR}
     # The image's own driver libraries collide with the host's: no GPU, and a driver/library
     # mismatch (SC103) named as what the image did.
     baked = (

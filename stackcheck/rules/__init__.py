@@ -9,6 +9,7 @@ from stackcheck.rules.dockerfile import RULES as DOCKERFILE_RULES
 from stackcheck.rules.driver_cuda import (
     DriverDropsGpu,
     DriverLibraryMismatch,
+    DriverModuleUnusable,
     DriverTooOld,
     ForwardCompatInUse,
     ForwardCompatUnsupportedGpu,
@@ -203,6 +204,7 @@ RULES: tuple[Rule, ...] = (
     GpuPodUnschedulable(),
     NcclGraphCaptureUnsupported(),
     FrameworkCpuOnly(),
+    DriverModuleUnusable(),
 )
 
 

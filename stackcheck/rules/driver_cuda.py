@@ -406,8 +406,12 @@ class ForwardCompatUnsupportedGpu(Rule):
     doc = RuleDoc(
         what="Finds CUDA that only runs through the forward-compatibility libraries "
         "(cuda-compat) on a GPU that is not a data-center part, and reads CUDA's error 804 that "
-        "says so.",
-        why="Forward compatibility is supported on NVIDIA data-center GPUs only; elsewhere CUDA "
+        "says so; and a compat libcuda in use (nvidia-smi's `CUDA Version` above the driver's "
+        "own release: 11.6 over R470) on a GPU whose last driver branch is older than the "
+        "compat library's (a Kepler K80 is supported through R470 only; CUDA 11.6's compat "
+        "libcuda is R510).",
+        why="Forward compatibility is supported on NVIDIA data-center GPUs only, and only on "
+        "GPUs the compat library's branch still supports; elsewhere CUDA "
         "initialisation fails with error 804 (`forward compatibility was attempted on non "
         "supported HW`).",
         example="An NGC image for CUDA 13 with /usr/local/cuda/compat first in LD_LIBRARY_PATH, on "
@@ -430,6 +434,7 @@ class ForwardCompatUnsupportedGpu(Rule):
                 + [e for g in ctx.gpus[:1] for e in g.evidence[:1]],
             )
             return
+        yield from self._compat_past_last_branch(ctx)
         consumer_gpus = [g for g in ctx.gpus if g.known is not None and not g.known.datacenter]
         if not consumer_gpus:
             return
@@ -442,6 +447,31 @@ class ForwardCompatUnsupportedGpu(Rule):
                     "support.",
                     [*short.compat.evidence, *(e for g in consumer_gpus for e in g.evidence)],
                 )
+
+    def _compat_past_last_branch(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A forward-compat libcuda comes from a newer branch (CUDA 11.6's from R510): a GPU whose
+        last branch is older (a Kepler K80: R470) cannot run it, data-center part or not.
+        nvidia-smi reports the CUDA of the libcuda it loaded, so a CUDA above the driver's own
+        release says a compat libcuda is in use."""
+        driver = ctx.driver
+        if driver is None or not driver.cuda:
+            return
+        needed = driver_needs(ctx.matrix, driver.cuda).full
+        if needed is None or ctx.version_at_least(driver.version, needed) is not False:
+            return
+        branch = versions.major(needed)
+        for gpu in ctx.gpus:
+            last = gpu.known.last_driver_branch if gpu.known is not None else None
+            if gpu.known is None or last is None or branch is None or branch <= last:
+                continue
+            yield self.finding(
+                f"The driver {driver.version} reports CUDA {driver.cuda}, which needs driver "
+                f"{needed}: a forward-compatibility libcuda (R{branch}) is in use, and "
+                f"{gpu.name} ({gpu.known.architecture}) is supported only through R{last}, so "
+                "CUDA cannot initialise it through the compat libraries.",
+                [*driver.evidence[:1], *gpu.evidence[:1]],
+            )
+            return
 
 
 class ForwardCompatInUse(Rule):
@@ -534,4 +564,46 @@ class DriverDropsGpu(Rule):
                 f"last branch for {gpu.known.architecture} GPUs.",
                 [*driver.evidence[:1], *gpu.evidence[:1], matrix],
                 severity=self.capped(gpu.known.unsure),
+            )
+
+
+class DriverModuleUnusable(Rule):
+    id = "SC1327"
+    name = "driver-module-unusable"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    title = "No NVIDIA kernel module can run the GPU"
+    doc = RuleDoc(
+        what="Reads what the kernel, modprobe, the driver installer and nvidia-docker say when no "
+        "NVIDIA kernel module runs: the module not installed for the running kernel (`modprobe: "
+        "FATAL: Module nvidia not found in directory /lib/modules/...`, `Module nvidia_uvm not "
+        "found`, nvidia-docker's `Could not load UVM kernel module`), DKMS failing to build it "
+        "(`Consult /var/lib/dkms/nvidia/390.157/build/make.log`, `failed for nvidia(10)`, the "
+        "installer's `Failed to install the kernel module through DKMS`), the installer's "
+        "`Unable to load the kernel module 'nvidia.ko'`, and the open kernel module refusing "
+        "the GPU: R515-R525's `Open nvidia.ko is only ready for use on Data Center GPUs` "
+        "(GeForce and workstation GPUs need `NVreg_OpenRmEnableUnsupportedGpus=1`), "
+        "and any release's `not supported by open nvidia.ko because it does not include the "
+        "required GPU System Processor (GSP)` (the open modules run Turing and later GPUs "
+        "only).",
+        why="Without a loaded kernel module nvidia-smi cannot reach the driver, no container "
+        "gets a GPU and CUDA finds no device; it is the driver installation, not the program "
+        "or the container toolkit, that needs fixing. The usual cause is a kernel update that "
+        "DKMS did not rebuild the module for.",
+        example="`modprobe: FATAL: Module nvidia_uvm not found in directory "
+        "/lib/modules/4.4.0-83-generic` after a reboot into a new kernel.",
+        fix="Reinstall the driver for the running kernel (its DKMS package with the kernel "
+        "headers installed); on a GPU before Turing use the "
+        "proprietary kernel module, not the open one.",
+        references=("https://github.com/NVIDIA/open-gpu-kernel-modules#compatible-gpus",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        said = ctx.snapshot.observations("driver-module-unusable")
+        if said:
+            # The catalogue's value says which refusal it was and what to do about it.
+            why = "; ".join(dict.fromkeys((o.value or "")[:300] for o in said[:2]))
+            yield self.finding(
+                f"No NVIDIA kernel module runs the GPU here: {why}.",
+                [o.evidence for o in said[:3]],
             )

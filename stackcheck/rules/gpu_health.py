@@ -137,7 +137,9 @@ class GpuXid(Rule):
         "`NV_ERR_RESET_REQUIRED` (154), the GSP's RPC timeout (119), an Xid "
         "named elsewhere (`XidCriticalError: Xid=48`), the k8s device plugin marking a GPU "
         "unhealthy for an Xid (a warning), NVRM's `RmInitAdapter failed!` (a GPU the driver "
-        "could not initialise: an error), and nvidia-smi's `Unable to determine "
+        "could not initialise: an error; advice where the report names the firmware's Above 4G "
+        "Decoding or Resizable BAR, which a large-BAR GPU needs on; left to SC1327 where the "
+        "kernel module said it refuses the GPU), and nvidia-smi's `Unable to determine "
         "the device handle ... Unknown Error` (a warning).",
         why="These codes mean the GPU's memory, PCIe link or NVLink failed. A job on it crashed "
         "or will; restarted on the same GPU without a reset it fails again, often hours into the "
@@ -203,7 +205,21 @@ class GpuXid(Rule):
         device plugin took out of service for an Xid the matrix does not name (a named one is
         reported below with its meaning)."""
         failed = ctx.snapshot.observations("gpu-init-failed")
-        if failed:
+        firmware = ctx.snapshot.observations("firmware-bar-off")
+        if ctx.snapshot.observations("driver-module-unusable"):
+            failed = []  # the kernel module refused the GPU: SC1327 names why
+        if failed and firmware:
+            # A large-BAR GPU cannot be mapped while the firmware's 64-bit BAR settings are off:
+            # a platform setting, not a failing GPU or driver.
+            yield self.finding(
+                f"The driver could not initialise a GPU ({(failed[0].value or '')[:80]}), and "
+                f"the report names the firmware setting ({(firmware[0].value or '')[:40]}): with "
+                "Above 4G Decoding or Resizable BAR off the driver cannot map a large-BAR GPU. "
+                "Enable both in the BIOS.",
+                [failed[0].evidence, firmware[0].evidence],
+                severity=Severity.INFO,
+            )
+        elif failed:
             yield self.finding(
                 f"The driver could not initialise a GPU ({(failed[0].value or '')[:80]}): nothing "
                 "on the machine can use it, and nvidia-smi lists one GPU fewer. Reboot; if it "

@@ -321,7 +321,9 @@ class NoGpuVisible(Rule):
         "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
         "runtime has no GPU until one is chosen. The container toolkit's hook failing (its "
         "`nvidia-container-cli` errors) where the report says the machine has no GPU is info: "
-        "a GPU container placed on a CPU machine.",
+        "a GPU container placed on a CPU machine. After NVRM's `RmInitAdapter failed` where "
+        "the report names the firmware's Above 4G Decoding or Resizable BAR, it is advice to "
+        "enable them (a platform setting, not the stack).",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -348,6 +350,19 @@ class NoGpuVisible(Rule):
                 failed += refused
         seen = failed or probed
         if not seen:
+            return
+        firmware = ctx.snapshot.observations("firmware-bar-off")
+        if firmware and ctx.snapshot.observations("gpu-init-failed"):
+            # The driver found the GPU and could not map it: the firmware setting the report
+            # names, not a container or a missing driver.
+            yield self.finding(
+                f"The process found no GPU ({(seen[0].value or '')[:80]}) after the driver "
+                "failed to initialise one, and the report names the firmware's "
+                f"{(firmware[0].value or '')[:40]}: enable Above 4G Decoding and Resizable BAR "
+                "in the BIOS.",
+                [seen[0].evidence, firmware[0].evidence],
+                severity=Severity.INFO,
+            )
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
         snapshot = ctx.snapshot

@@ -49,6 +49,7 @@ class CudnnCudaMismatch(Rule):
     name = "cudnn-cuda-mismatch"
     family = "cudnn"
     severity = Severity.ERROR
+    lowest = Severity.INFO  # a lookup of the unversioned libcudnn.so alone
     title = "cuDNN built for another CUDA major"
     doc = RuleDoc(
         what="Compares the CUDA major of the cuDNN a PyTorch build would load (or that sits in "
@@ -70,7 +71,11 @@ class CudnnCudaMismatch(Rule):
         "\"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open CUDA library "
         "libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The third-party dynamic "
         "library (cudnn64_8.dll) that Paddle depends on is not configured correctly`; a cuDNN "
-        "library said missing in a report's words (`it will report lost of libcudnn.so.9`).",
+        "library said missing in a report's words (`it will report lost of libcudnn.so.9`). "
+        "A program that looked only for the unversioned `libcudnn.so` (TensorFlow 0.8-0.9's "
+        "`Couldn't open CUDA library libcudnn.so`) is advice: that name is the development "
+        "package's symlink, absent from runtime images, so the failure is the build's lookup, "
+        "not by itself a missing cuDNN; a versioned name (`libcudnn.so.5`) is the error.",
         example="torch 2.4.0+cu121 with nvidia-cudnn-cu11 in the same venv.",
         fix="Install the cuDNN wheel for PyTorch's CUDA major (the one its METADATA requires, "
         "e.g. nvidia-cudnn-cu12) and remove the other.",
@@ -128,6 +133,19 @@ class CudnnCudaMismatch(Rule):
                 ),
                 _with_installed_cudnn(ctx, missing.evidence),
             )
+        lookup = ctx.snapshot.observations("cudnn-unversioned-lookup")
+        if lookup and not any(_CUDNN_MAJOR.search(m.value or "") for m in missed):
+            # The bare name is the -dev package's symlink: runtime images do not ship it, and a
+            # build that asks for it (TensorFlow 0.8-0.9) fails on a healthy cuDNN.
+            yield self.finding(
+                "A program looked for the unversioned libcudnn.so, the cuDNN development "
+                "package's symlink that runtime images do not ship: a lookup bug of that build "
+                "(TensorFlow 0.8-0.9), not by itself a missing cuDNN. Use a fixed build, or "
+                "install the cuDNN -dev package (or link libcudnn.so to libcudnn.so.N).",
+                [lookup[0].evidence, *(m.evidence for m in unnamed[:1])],
+                severity=Severity.INFO,
+            )
+            unnamed = []
         for missing in unnamed[:1]:
             yield self.finding(
                 f"A program could not load cuDNN ({missing.value}): the cuDNN release it was "

@@ -357,10 +357,11 @@ class TorchMissingArch(Rule):
         "reads `no kernel image is available` (and NCCL's `Cuda failure 'named symbol not "
         "found'`, what a library without the GPU's kernels gives under lazy loading), and "
         "nvcc's `Unsupported gpu architecture "
-        "'compute_86'` and ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` (a "
-        "compiler older than the GPU; advice, `info`, where the GPUs the text shows or the "
-        "instance type's are all of other architectures: the build asks for a GPU the machine "
-        "does not hold).",
+        "'compute_86'`, ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` and "
+        "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
+        "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
+        "shows or the instance type's are all of other architectures: the build asks for a "
+        "GPU the machine does not hold).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -410,7 +411,8 @@ class TorchMissingArch(Rule):
             # compute_90 on an A100 host), the build's flags, not the stack, are at fault.
             shown = ", ".join(f"sm_{a}" for a in sorted(held))
             yield self.finding(
-                f"The CUDA compiler does not support the architecture the build asked for "
+                "The build's toolchain (the CUDA compiler, or PyTorch's extension builder) does "
+                f"not support the architecture the build asked for "
                 f"({unknown[0].value})"
                 + (
                     f", but no GPU here is of it (the machine holds {shown}): drop that "
@@ -418,7 +420,8 @@ class TorchMissingArch(Rule):
                     "a toolkit that knows it."
                     if elsewhere
                     else ": the toolkit that builds the kernels (nvcc for an extension, Triton's "
-                    "bundled ptxas for torch.compile and Triton kernels) predates the GPU, or "
+                    "bundled ptxas for torch.compile and Triton kernels, the PyTorch that drives "
+                    "an extension build) predates the GPU, or "
                     "has dropped an architecture the build still lists."
                 ),
                 [o.evidence for o in unknown[:2]],

@@ -435,6 +435,9 @@ ObservationKind = Literal[
     "mig-several-listed",  # one device list names two or more MIG devices (CUDA enumerates one)
     "one-device-seen-stated",  # the report says a program sees a single GPU or device only
     "require-arch-unsatisfied",  # the container toolkit refused an image's arch>= requirement
+    "cudnn-unversioned-lookup",  # a program looked for the unversioned libcudnn.so (a dev symlink)
+    "firmware-bar-off",  # the report names Above 4G Decoding / Resizable BAR off in the firmware
+    "driver-module-unusable",  # no NVIDIA kernel module loads for the GPU (missing, refused)
 ]
 
 
