@@ -54,7 +54,7 @@ from stackcheck.rules.fleet_drift import (
     PlatformDrift,
 )
 from stackcheck.rules.framework_build import FrameworkCpuOnly
-from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
+from stackcheck.rules.gdr import GdrcopyUnusable, GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
 from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, PersistenceModeOff
 from stackcheck.rules.gpu_visibility import (
@@ -203,6 +203,7 @@ RULES: tuple[Rule, ...] = (
     GpuPodUnschedulable(),
     NcclGraphCaptureUnsupported(),
     FrameworkCpuOnly(),
+    GdrcopyUnusable(),
 )
 
 

@@ -435,6 +435,7 @@ ObservationKind = Literal[
     "mig-several-listed",  # one device list names two or more MIG devices (CUDA enumerates one)
     "one-device-seen-stated",  # the report says a program sees a single GPU or device only
     "require-arch-unsatisfied",  # the container toolkit refused an image's arch>= requirement
+    "gdrcopy-failed",  # gdrcopy could not open gdrdrv or pin a GPU buffer (value: the message)
 ]
 
 

@@ -1,0 +1,84 @@
+"""Triage of GPUDirect RDMA failures outside NCCL's log: gdrcopy (gdr_open, gdr_pin_buffer) and
+the peer-memory module's DKMS build. Every line is copied from the public thread named beside it
+(read 2026-12-03); a sentence written for a test says so."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding, Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f for f in report.findings}
+
+
+def test_gdr_open_failure_is_gdrcopy_unusable(matrix: Matrix) -> None:
+    # NVIDIA/gdrcopy#234: gdrdrv listed by lsmod (loaded by modprobe), no /dev/gdrdrv.
+    text = (
+        "nvidia@nvidia-tegra:~$ sudo sanity \n"
+        "Running suite(s): Sanity\n"
+        "gdr_open error: Is gdrdrv driver installed and loaded?\n"
+        "gdr_open error: Is gdrdrv driver installed and loaded?\n"
+    )
+    found = findings(matrix, text)["SC1409"]
+    assert found.family == "gdr" and found.severity is Severity.WARNING
+    assert "gdr_open error" in found.message
+    assert not any(f.severity is Severity.ERROR for f in findings(matrix, text).values())
+
+
+def test_gdr_pin_buffer_assertion_is_gdrcopy_unusable(matrix: Matrix) -> None:
+    # NVIDIA/gdrcopy#305: gdrcopy 2.4.1's sanity test on the 560 driver.
+    text = (
+        "gdrcopy_sanity\n"
+        'Assertion "(gdr_pin_buffer(g, d_A, A_size, 0, 0, &A_mh)) == (0)" failed at '
+        "sanity.cpp:344\n"
+        "Total: 28, Passed: 24, Failed: 2, Waived: 2\n"
+    )
+    assert findings(matrix, text)["SC1409"].severity is Severity.WARNING
+
+
+def test_gdrcopy_named_without_a_failure_is_quiet(matrix: Matrix) -> None:
+    # Sentences written for this test: gdrcopy's calls named, nothing failing.
+    for text in (
+        "We call gdr_open() once per process and gdr_pin_buffer on each buffer.\n",
+        "gdrcopy 2.4.2 sanity: Total: 28, Passed: 26, Failed: 0, Waived: 2\n",
+    ):
+        assert "SC1409" not in findings(matrix, text), text
+
+
+def test_peermem_dkms_build_failure_is_a_gdr_warning(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#10: DKMS built nv_peer_mem before OFED's ofa_kernel.
+    text = (
+        "$ cat /var/lib/dkms/nvidia-peer-memory/1.1/build/make.log\n"
+        "DKMS make.log for nvidia-peer-memory-1.1 for kernel 4.2.0-27-generic (x86_64)\n"
+        "cp -rf /Module.symvers .\n"
+        "cp: cannot stat \u2018/Module.symvers\u2019: No such file or directory\n"
+    )
+    found = findings(matrix, text)["SC432"]
+    assert found.family == "gdr" and found.severity is Severity.WARNING
+    assert "DKMS build failed" in found.message
+    assert not any(f.severity is Severity.ERROR for f in findings(matrix, text).values())
+
+
+def test_peermem_modpost_and_symvers_script_failures(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#70 (modpost on kernel 5.4) and #40 (CentOS 7's nvidia.ko.xz).
+    for text in (
+        "  MODPOST 1 modules\nFATAL: parse error in symbol dump file\n",
+        '"nm -o $nvidia_mod" in create_nv.symvers.sh is looking for .ko but kernel module '
+        "names on CentOS 7 end with .ko.xz.\n",
+    ):
+        assert findings(matrix, text)["SC432"].severity is Severity.WARNING, text
+
+
+def test_a_successful_peermem_build_is_quiet(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#70's lines before modpost failed: a build that runs is no finding.
+    text = (
+        "/var/lib/dkms/nvidia-peer-memory/1.0/build/create_nv.symvers.sh 5.4.0-29-generic\n"
+        "Getting symbol versions from /lib/modules/5.4.0-29-generic/updates/dkms/nvidia.ko ...\n"
+        "Created: /var/lib/dkms/nvidia-peer-memory/1.0/build/nv.symvers\n"
+        "cp -rf /usr/src/ofa_kernel/5.4.0-29-generic/Module.symvers .\n"
+    )
+    assert "SC432" not in findings(matrix, text)
