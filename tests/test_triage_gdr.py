@@ -82,3 +82,35 @@ def test_a_successful_peermem_build_is_quiet(matrix: Matrix) -> None:
         "cp -rf /usr/src/ofa_kernel/5.4.0-29-generic/Module.symvers .\n"
     )
     assert "SC432" not in findings(matrix, text)
+
+
+# ofiwg/libfabric#975: usNIC devices without a libibverbs provider; fi_getinfo fails with -19.
+USNIC_FI_INFO = (
+    "$ ./simple/fi_info\n"
+    "libibverbs: Warning: no userspace device-specific driver found for "
+    "/sys/class/infiniband_verbs/uverbs2\n"
+    "librdmacm: Fatal: no RDMA devices found\n"
+    "fi_getinfo(): 173, -19 (No such device)\n"
+)
+
+
+def test_fi_getinfo_failure_names_the_verbs_device_without_a_provider(matrix: Matrix) -> None:
+    found = findings(matrix, USNIC_FI_INFO)["SC1410"]
+    assert found.family == "libfabric" and found.severity is Severity.WARNING
+    assert "-19 (No such device)" in found.message and "uverbs2" in found.message
+
+
+def test_fabtests_later_getinfo_format_is_read(matrix: Matrix) -> None:
+    # fabtests' FT_PRINTERR from libfabric 1.2 on: `call(): file:line, ret=N (text)`; the line
+    # is built from that format with 975's return code (no thread quoted here).
+    text = "fi_getinfo(): common/shared.c:1153, ret=-19 (No such device)\n"
+    assert "(No such device)" in findings(matrix, text)["SC1410"].message
+
+
+def test_libibverbs_warnings_alone_are_no_finding(matrix: Matrix) -> None:
+    # A provider that does not load is often noise for a NIC no one uses: no finding without a
+    # failing verbs user beside it.
+    text = USNIC_FI_INFO.splitlines()[1] + "\n"
+    assert "SC1410" not in findings(matrix, text)
+    report = read_report(text, "pasted")
+    assert report.snapshot.observations("verbs-provider-missing")

@@ -85,6 +85,7 @@ from stackcheck.rules.layout import (
 )
 from stackcheck.rules.libfabric_provider import (
     EfaCudaMemoryRegistration,
+    LibfabricGetinfoFailed,
     LibfabricNotEfaProvider,
     LibfabricTooOldObserved,
 )
@@ -204,6 +205,7 @@ RULES: tuple[Rule, ...] = (
     NcclGraphCaptureUnsupported(),
     FrameworkCpuOnly(),
     GdrcopyUnusable(),
+    LibfabricGetinfoFailed(),
 )
 
 

@@ -436,6 +436,8 @@ ObservationKind = Literal[
     "one-device-seen-stated",  # the report says a program sees a single GPU or device only
     "require-arch-unsatisfied",  # the container toolkit refused an image's arch>= requirement
     "gdrcopy-failed",  # gdrcopy could not open gdrdrv or pin a GPU buffer (value: the message)
+    "libfabric-getinfo-failed",  # libfabric's fi_getinfo failed (value: "-19 (No such device)")
+    "verbs-provider-missing",  # libibverbs has no userspace provider for a device (value: which)
 ]
 
 
