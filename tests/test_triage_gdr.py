@@ -114,3 +114,19 @@ def test_libibverbs_warnings_alone_are_no_finding(matrix: Matrix) -> None:
     assert "SC1410" not in findings(matrix, text)
     report = read_report(text, "pasted")
     assert report.snapshot.observations("verbs-provider-missing")
+
+
+def test_stock_ofed_not_mofed_stated_means_no_peer_memory(matrix: Matrix) -> None:
+    # openucx/ucx#3984: device-to-host 20x slower on a stock OFED, where nv_peer_mem cannot run.
+    text = (
+        "I am running on CentOS 7.6.1810 with a stock OFED (not MOFED), FDR interconnect, UCX "
+        "from HPCX 2.4, OpenMPI 4.0.1, and gdrcopy module (git master).\n"
+    )
+    found = findings(matrix, text)["SC432"]
+    assert found.severity is Severity.WARNING and "no peer-memory API" in found.message
+    # Sentences written for this test: a question, and MOFED itself, are no finding.
+    for quiet in (
+        "Does GPUDirect RDMA work with the inbox OFED instead of MOFED?\n",
+        "We run MLNX_OFED 5.8 and the stock kernel.\n",
+    ):
+        assert "SC432" not in findings(matrix, quiet), quiet
