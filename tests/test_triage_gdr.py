@@ -130,3 +130,26 @@ def test_stock_ofed_not_mofed_stated_means_no_peer_memory(matrix: Matrix) -> Non
         "We run MLNX_OFED 5.8 and the stock kernel.\n",
     ):
         assert "SC432" not in findings(matrix, quiet), quiet
+
+
+def test_gdrdrv_get_pages_failure_in_dmesg(matrix: Matrix) -> None:
+    # NVIDIA/gdrcopy#30: gdrdrv's dmesg line when the driver refuses to pin GPU memory.
+    text = (
+        "gdrdrv:nvidia_p2p_get_pages(va=704fe0000 len=327680 p2p_token=0 va_space=0) failed "
+        "[ret = -22]\n"
+    )
+    found = findings(matrix, text)["SC1409"]
+    assert found.severity is Severity.WARNING and "-22" in found.message
+
+
+def test_peer_memory_wrong_symbol_versions_stated(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#55: create_nv.symvers.sh changed to read the wrong CRCs.
+    text = (
+        "This change https://github.com/Mellanox/nv_peer_memory/commit/25774c3f8e1b9306672de48"
+        "042d9d132d19383d9#diff-bdbe24543d2311a2bc6b64a3d102fc31L90 returns the wrong symbols' "
+        "version:\n"
+    )
+    assert findings(matrix, text)["SC432"].severity is Severity.WARNING
+    # A sentence written for this test: the question is no finding.
+    question = "Could nv_peer_mem be built with the wrong symbol versions?\n"
+    assert "SC432" not in findings(matrix, question)
