@@ -153,3 +153,22 @@ def test_peer_memory_wrong_symbol_versions_stated(matrix: Matrix) -> None:
     # A sentence written for this test: the question is no finding.
     question = "Could nv_peer_mem be built with the wrong symbol versions?\n"
     assert "SC432" not in findings(matrix, question)
+
+
+def test_peer_memory_package_and_init_script_failures(matrix: Matrix) -> None:
+    # Mellanox/nv_peer_memory#119: the DKMS build failed, so dpkg and the init script fail.
+    text = (
+        "Error! Bad return status for module build on kernel: 5.15.0-88-generic (x86_64)\n"
+        "Consult /var/lib/dkms/nv_peer_mem/1.2/build/make.log for more information.\n"
+        " installed nvidia-peer-memory-dkms package post-installation script subprocess "
+        "returned error exit status 10\n"
+        " /etc/init.d/nv_peer_mem start\n"
+        "starting... modinfo: ERROR: Module nv_peer_mem not found.\n"
+        "Module nv_peer_mem does not exist\n"
+        "Failed to load nv_peer_mem\n"
+    )
+    found = findings(matrix, text)["SC432"]
+    assert found.severity is Severity.WARNING
+    assert not any(f.severity is Severity.ERROR for f in findings(matrix, text).values())
+    for line in text.splitlines()[1:3] + text.splitlines()[5:]:
+        assert "SC432" in findings(matrix, line + "\n"), line
