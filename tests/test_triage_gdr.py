@@ -172,3 +172,15 @@ def test_peer_memory_package_and_init_script_failures(matrix: Matrix) -> None:
     assert not any(f.severity is Severity.ERROR for f in findings(matrix, text).values())
     for line in text.splitlines()[1:3] + text.splitlines()[5:]:
         assert "SC432" in findings(matrix, line + "\n"), line
+
+
+def test_ucx_gdr_copy_transport_unavailable(matrix: Matrix) -> None:
+    # openucx/ucx#7917: UCX_TLS asked for gdr_copy, which UCX could not load.
+    text = (
+        "[1644294680.522058] [gpu39:4970 :0]     ucp_context.c:779  UCX  WARN  transport "
+        "'gdr_copy' is not available, please use one or more of: cma, cuda, cuda_copy\n"
+    )
+    assert findings(matrix, text)["SC1409"].severity is Severity.WARNING
+    # Another transport missing says nothing of gdrcopy (openucx/ucx#8808's title).
+    other = "ucp_context.c:1100 UCX WARN transport 'ud' is not available\n"
+    assert "SC1409" not in findings(matrix, other)

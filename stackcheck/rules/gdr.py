@@ -139,7 +139,9 @@ class GdrcopyUnusable(Rule):
     doc = RuleDoc(
         what="Reads gdrcopy's failures: `gdr_open error: Is gdrdrv driver installed and "
         "loaded?` (its tests), libgdrapi's version refusals between gdrdrv and the library, "
-        "and `gdr_pin_buffer` failing (its sanity test's assertion, UCX's or NCCL's message).",
+        "`gdr_pin_buffer` failing (its sanity test's assertion, UCX's or NCCL's message), "
+        "gdrdrv's dmesg line when the driver refuses to pin (`nvidia_p2p_get_pages(...) failed "
+        "[ret = -22]`) and UCX's `transport 'gdr_copy' is not available`.",
         why="gdrcopy maps GPU memory to the CPU through the gdrdrv module and the driver's "
         "GPUDirect RDMA interface; UCX's gdr_copy transport, NVSHMEM and NCCL use it for small "
         "copies. Without /dev/gdrdrv (the module loaded by a bare modprobe, which does not "
