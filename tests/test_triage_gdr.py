@@ -184,3 +184,13 @@ def test_ucx_gdr_copy_transport_unavailable(matrix: Matrix) -> None:
     # Another transport missing says nothing of gdrcopy (openucx/ucx#8808's title).
     other = "ucp_context.c:1100 UCX WARN transport 'ud' is not available\n"
     assert "SC1409" not in findings(matrix, other)
+
+
+def test_fi_getinfo_failure_reported_by_mpich_and_mercury(matrix: Matrix) -> None:
+    for text in (
+        # pmodels/mpich#6612: MPICH 4.1's error stack.
+        "find_provider(170).........: OFI fi_getinfo() failure\n",
+        # mercury-hpc/mercury#204: Mercury's NA OFI plugin.
+        "[0]  # na_ofi_getinfo(): fi_getinfo failed, rc: -61(No data available).\n",
+    ):
+        assert findings(matrix, text)["SC1410"].severity is Severity.WARNING, text

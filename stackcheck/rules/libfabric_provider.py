@@ -156,7 +156,9 @@ class LibfabricGetinfoFailed(Rule):
     doc = RuleDoc(
         what="Reads fi_getinfo failing as fabtests and fi_info print it (`fi_getinfo(): 173, "
         "-19 (No such device)`, `fi_getinfo(): common/shared.c:1153, ret=-19 (...)`, "
-        "`fi_getinfo: -19 (...)`), and names libibverbs' warnings that a device has no "
+        "`fi_getinfo: -19 (...)`) and as MPICH and Mercury report it (`OFI fi_getinfo() "
+        "failure`, `fi_getinfo failed, rc: -61(...)`), and names libibverbs' warnings that a "
+        "device has no "
         "userspace provider (`no userspace device-specific driver found for .../uverbs0`, "
         "`couldn't load driver '...'`) where they stand beside it.",
         why="fi_getinfo is the first call of every libfabric program: when it fails nothing "
