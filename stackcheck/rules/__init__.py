@@ -55,7 +55,7 @@ from stackcheck.rules.fleet_drift import (
     PlatformDrift,
 )
 from stackcheck.rules.framework_build import FrameworkCpuOnly
-from stackcheck.rules.gdr import GdrNotUsed, PeermemNotLoaded
+from stackcheck.rules.gdr import GdrcopyUnusable, GdrNotUsed, PeermemNotLoaded
 from stackcheck.rules.gpu_health import GpuMemoryErrors, GpuThrottled, GpuXid
 from stackcheck.rules.gpu_mode import ComputeModeExclusive, MigEnabled, PersistenceModeOff
 from stackcheck.rules.gpu_visibility import (
@@ -86,6 +86,7 @@ from stackcheck.rules.layout import (
 )
 from stackcheck.rules.libfabric_provider import (
     EfaCudaMemoryRegistration,
+    LibfabricGetinfoFailed,
     LibfabricNotEfaProvider,
     LibfabricTooOldObserved,
 )
@@ -205,6 +206,8 @@ RULES: tuple[Rule, ...] = (
     NcclGraphCaptureUnsupported(),
     FrameworkCpuOnly(),
     DriverModuleUnusable(),
+    GdrcopyUnusable(),
+    LibfabricGetinfoFailed(),
 )
 
 

@@ -130,6 +130,48 @@ class PeermemNotLoaded(Rule):
         )
 
 
+class GdrcopyUnusable(Rule):
+    id = "SC1409"
+    name = "gdrcopy-unusable"
+    family = "gdr"
+    severity = Severity.WARNING
+    title = "gdrcopy cannot open gdrdrv or pin GPU memory"
+    doc = RuleDoc(
+        what="Reads gdrcopy's failures: `gdr_open error: Is gdrdrv driver installed and "
+        "loaded?` (its tests), libgdrapi's version refusals between gdrdrv and the library, "
+        "`gdr_pin_buffer` failing (its sanity test's assertion, UCX's or NCCL's message), "
+        "gdrdrv's dmesg line when the driver refuses to pin (`nvidia_p2p_get_pages(...) failed "
+        "[ret = -22]`) and UCX's `transport 'gdr_copy' is not available`.",
+        why="gdrcopy maps GPU memory to the CPU through the gdrdrv module and the driver's "
+        "GPUDirect RDMA interface; UCX's gdr_copy transport, NVSHMEM and NCCL use it for small "
+        "copies. Without /dev/gdrdrv (the module loaded by a bare modprobe, which does not "
+        "create the node, or not loaded) gdr_open fails; a gdrdrv older than the driver "
+        "(gdrcopy 2.4.1 with the 560 driver) fails to pin. Users then fall back to slower "
+        "copies or stop.",
+        example="`gdr_open error: Is gdrdrv driver installed and loaded?` from gdrcopy's sanity "
+        "test with gdrdrv listed by lsmod but no /dev/gdrdrv (NVIDIA/gdrcopy#234).",
+        fix="Load gdrdrv with gdrcopy's `insmod.sh` (or its packaged service), which creates "
+        "/dev/gdrdrv; keep gdrdrv and libgdrapi of one gdrcopy release, new enough for the "
+        "driver (2.4.2+ for the 560 driver); check with `gdrcopy_sanity`.",
+        references=(
+            "https://github.com/NVIDIA/gdrcopy/issues/234",
+            "https://github.com/NVIDIA/gdrcopy/issues/305",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        failed = ctx.snapshot.observations("gdrcopy-failed")
+        if not failed:
+            return
+        yield self.finding(
+            f"gdrcopy failed ({(failed[0].value or '')[:120]}): GPU memory cannot be mapped "
+            "through gdrdrv, so its users (UCX gdr_copy, NVSHMEM, NCCL) fall back to slower "
+            "copies or stop. Load gdrdrv with gdrcopy's insmod.sh (it creates /dev/gdrdrv) and "
+            "keep gdrdrv, libgdrapi and the driver of matching releases.",
+            [o.evidence for o in failed[:2]],
+        )
+
+
 def _topology_may_explain(ctx: CheckContext) -> bool:
     """True when every connection without GDR is NCCL's own IB transport and nothing shows GDR
     was meant. NCCL enables GDR only where the GPU-NIC path is within NCCL_NET_GDR_LEVEL

@@ -145,3 +145,49 @@ class EfaCudaMemoryRegistration(Rule):
             ">= 2.19 expects.",
             [failures[0].evidence, *(e for _, evidence in have[:1] for e in evidence)],
         )
+
+
+class LibfabricGetinfoFailed(Rule):
+    id = "SC1410"
+    name = "libfabric-getinfo-failed"
+    family = "libfabric"
+    severity = Severity.WARNING
+    title = "libfabric's fi_getinfo failed"
+    doc = RuleDoc(
+        what="Reads fi_getinfo failing as fabtests and fi_info print it (`fi_getinfo(): 173, "
+        "-19 (No such device)`, `fi_getinfo(): common/shared.c:1153, ret=-19 (...)`, "
+        "`fi_getinfo: -19 (...)`) and as MPICH and Mercury report it (`OFI fi_getinfo() "
+        "failure`, `fi_getinfo failed, rc: -61(...)`), and names libibverbs' warnings that a "
+        "device has no "
+        "userspace provider (`no userspace device-specific driver found for .../uverbs0`, "
+        "`couldn't load driver '...'`) where they stand beside it.",
+        why="fi_getinfo is the first call of every libfabric program: when it fails nothing "
+        "opens a fabric. One provider failing its own discovery was enough in libfabric 1.x "
+        "(the verbs provider's -ENODEV for usNIC devices that libibverbs had no provider for "
+        "made the whole call fail, although the usnic provider worked; ofiwg/libfabric#975).",
+        example="`libibverbs: Warning: no userspace device-specific driver found for "
+        "/sys/class/infiniband_verbs/uverbs2` then `fi_getinfo(): 173, -19 (No such device)`.",
+        fix="Run `fi_info -p <provider>` for the provider meant to be used; install the "
+        "libibverbs provider of the NIC (rdma-core's libmlx5, libefa) or exclude the failing "
+        "provider (`FI_PROVIDER=^verbs`, or the one wanted); upgrade libfabric where one "
+        "provider's failure stops the others.",
+        references=("https://github.com/ofiwg/libfabric/issues/975",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        failed = ctx.snapshot.observations("libfabric-getinfo-failed")
+        if not failed:
+            return
+        verbs = ctx.snapshot.observations("verbs-provider-missing")
+        cause = (
+            f"; libibverbs has no userspace provider for {verbs[0].value}, so the verbs "
+            "provider cannot open that device: install its provider or exclude verbs "
+            "(FI_PROVIDER=^verbs)"
+            if verbs
+            else ""
+        )
+        yield self.finding(
+            f"libfabric's fi_getinfo failed ({failed[0].value}): no libfabric program can "
+            f"open a fabric here{cause}.",
+            [failed[0].evidence, *(o.evidence for o in verbs[:1])],
+        )

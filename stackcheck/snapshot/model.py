@@ -438,6 +438,9 @@ ObservationKind = Literal[
     "cudnn-unversioned-lookup",  # a program looked for the unversioned libcudnn.so (a dev symlink)
     "firmware-bar-off",  # the report names Above 4G Decoding / Resizable BAR off in the firmware
     "driver-module-unusable",  # no NVIDIA kernel module loads for the GPU (missing, refused)
+    "gdrcopy-failed",  # gdrcopy could not open gdrdrv or pin a GPU buffer (value: the message)
+    "libfabric-getinfo-failed",  # libfabric's fi_getinfo failed (value: "-19 (No such device)")
+    "verbs-provider-missing",  # libibverbs has no userspace provider for a device (value: which)
 ]
 
 
