@@ -1,0 +1,98 @@
+"""The eighteenth pass's readings on GPUs in containers and Kubernetes (OCI runtimes without
+nvidia-smi, engines without CDI, DCGM without NVML, nvidia-container-cli hanging), on shapes of
+text beyond the corpus reports they were written for (1630, 1632, 1639, 1697, 1645)."""
+
+from __future__ import annotations
+
+from stackcheck.check.model import Severity
+from stackcheck.matrix import Matrix
+from tests.test_triage_gpu_stack import findings
+
+
+def _levels(matrix: Matrix, rule: str, *texts: str) -> dict[str, Severity | None]:
+    """The level ``rule`` gives each text read alone (None: no finding)."""
+    return {t: findings(matrix, t + "\n").get(rule) for t in texts}
+
+
+def test_a_container_without_nvidia_smi_sees_no_gpu(matrix: Matrix) -> None:
+    """runc (Docker, containerd, Kubernetes) quotes the command with double quotes, crun (podman)
+    with backticks; a paste may strip either. Each says the toolkit injected nothing."""
+    read = _levels(
+        matrix,
+        "SC532",
+        "docker: Error response from daemon: failed to create task for container: failed to "
+        "create shim task: OCI runtime create failed: runc create failed: unable to start "
+        'container process: exec: "nvidia-smi": executable file not found in $PATH: unknown.',
+        "Error: crun: executable file `nvidia-smi` not found in $PATH: No such file or "
+        "directory: OCI runtime attempted to invoke a command that was not found",
+        "Warning  Failed  12s  kubelet  Error: failed to create containerd task: exec: "
+        "'nvidia-smi': executable file not found in $PATH",
+        "after the reboot the pod says nvidia-smi: executable file not found in $PATH",
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+
+
+def test_the_gpu_operator_validator_line_and_other_commands_are_not_read(
+    matrix: Matrix,
+) -> None:
+    """gpu-operator 1.8.2's validator exec'd nvidia-smi the wrong way (NVIDIA/gpu-operator#265,
+    a healthy node): its 'error validating toolkit installation' line is not the container's
+    fault; another command missing from PATH says nothing about GPUs."""
+    read = _levels(
+        matrix,
+        "SC532",
+        'level=info msg="Error: error validating toolkit installation: exec: "nvidia-smi": '
+        'executable file not found in $PATH"',
+        'exec: "python": executable file not found in $PATH',
+    )
+    assert set(read.values()) == {None}, read
+
+
+def test_a_cdi_device_name_taken_as_a_path_sees_no_gpu(matrix: Matrix) -> None:
+    """podman before 4.1 stats the CDI name as a file; Docker before 25 gathers device
+    information for it; both fail for any device name of the nvidia.com/gpu kind."""
+    read = _levels(
+        matrix,
+        "SC532",
+        "Error: stat nvidia.com/gpu=all: no such file or directory",
+        "Error: stat nvidia.com/gpu=0: no such file or directory",
+        "docker: Error response from daemon: error gathering device information while adding "
+        'custom device "nvidia.com/gpu=all": no such file or directory.',
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+    # The request alone, without the engine's refusal, is not a failure.
+    command = "podman run --device nvidia.com/gpu=all ubuntu nvidia-smi -L"
+    assert findings(matrix, command + "\n").get("SC532") is not Severity.ERROR
+
+
+def test_dcgm_without_nvml_sees_no_gpu(matrix: Matrix) -> None:
+    """dcgm-exporter's NVML start-up and DCGM's own error string for DCGM_ST_NVML_NOT_LOADED,
+    as dcgmi or nv-hostengine print it."""
+    read = _levels(
+        matrix,
+        "SC532",
+        'time="2024-05-02T10:00:00Z" level=error msg="Cannot init NVML library; err: '
+        'ERROR_LIBRARY_NOT_FOUND"',
+        "Error: Cannot perform the requested operation because NVML doesn't exist on this system.",
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+
+
+def test_nvidia_container_cli_hanging_names_persistence_mode(matrix: Matrix) -> None:
+    """The hook's own CLI hangs while the driver initialises the GPUs: SC1120's warning, in the
+    reporter's several phrasings; a question or a condition is not a report of it."""
+    read = _levels(
+        matrix,
+        "SC1120",
+        'I tried to "nvidia-container-cli list", but terminal hang.',
+        "nvidia-container-cli info just hangs forever on this node",
+        "Running nvidia-container-cli -k -d /dev/tty info gets stuck after loading the driver",
+    )
+    assert set(read.values()) == {Severity.WARNING}, read
+    quiet = _levels(
+        matrix,
+        "SC1120",
+        "If nvidia-container-cli hangs, check persistence mode.",
+        "nvidia-container-cli info printed the driver and CUDA versions",
+    )
+    assert set(quiet.values()) == {None}, quiet
