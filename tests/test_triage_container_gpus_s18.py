@@ -5,6 +5,7 @@ text beyond the corpus reports they were written for (1630, 1632, 1639, 1697, 16
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.test_triage_gpu_stack import findings
 
@@ -96,3 +97,23 @@ def test_nvidia_container_cli_hanging_names_persistence_mode(matrix: Matrix) -> 
         "nvidia-container-cli info printed the driver and CUDA versions",
     )
     assert set(quiet.values()) == {None}, quiet
+
+
+def test_rendezvous_store_failures_are_read_and_stay_quiet(matrix: Matrix) -> None:
+    """TCPStore's name-resolution and port-binding failures, in PyTorch 1.x's and 1.13+'s words,
+    are recognised (not 'nothing recognised') and name no layer of the GPU stack: no finding
+    above info."""
+    texts = (
+        "ValueError: host not found: Name or service not known",
+        "[W socket.cpp:663] [c10d] The IPv4 network addresses of (pytorchjob-master-0, 23456) "
+        "cannot be retrieved (gai error: -2 - Name or service not known).",
+        "RuntimeError: Address already in use",
+        "[rank0]: torch.distributed.DistNetworkError: The server socket has failed to listen on "
+        "any local network address. The server socket has failed to bind to [::]:29500 (errno: "
+        "98 - Address already in use).",
+    )
+    for text in texts:
+        snapshot = read_report(text + "\n", "report.txt").snapshot
+        assert snapshot.observations("collective-failed"), text
+        loud = {k: v for k, v in findings(matrix, text + "\n").items() if v is not Severity.INFO}
+        assert not loud, (text, loud)
