@@ -67,14 +67,18 @@ def test_a_cdi_device_name_taken_as_a_path_sees_no_gpu(matrix: Matrix) -> None:
 
 
 def test_dcgm_without_nvml_sees_no_gpu(matrix: Matrix) -> None:
-    """dcgm-exporter's NVML start-up and DCGM's own error string for DCGM_ST_NVML_NOT_LOADED,
-    as dcgmi or nv-hostengine print it."""
+    """dcgm-exporter's NVML start-up, DCGM's own error string for DCGM_ST_NVML_NOT_LOADED (as
+    dcgmi or nv-hostengine print it) and the host engine's NVML failure (NVIDIA/gpu-operator#498's
+    log line, another pod's)."""
     read = _levels(
         matrix,
         "SC532",
         'time="2024-05-02T10:00:00Z" level=error msg="Cannot init NVML library; err: '
         'ERROR_LIBRARY_NOT_FOUND"',
         "Error: Cannot perform the requested operation because NVML doesn't exist on this system.",
+        "2021-11-23 00:15:28.951 ERROR [82:82] Cannot initialize the hostengine: Error: Failed to "
+        "initialize NVML [/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/"
+        "DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]",
     )
     assert set(read.values()) == {Severity.ERROR}, read
 
