@@ -121,3 +121,36 @@ def test_rendezvous_store_failures_are_read_and_stay_quiet(matrix: Matrix) -> No
         assert snapshot.observations("collective-failed"), text
         loud = {k: v for k, v in findings(matrix, text + "\n").items() if v is not Severity.INFO}
         assert not loud, (text, loud)
+
+
+_PODS = (
+    "NAME                                        READY   STATUS     RESTARTS      AGE\n"
+    "gpu-operator-7bbf8bb6b7-2xzqj               1/1     Running    0             12m\n"
+    "{row}\n"
+)
+
+
+def test_a_failing_gpu_stack_daemonset_means_no_gpu(matrix: Matrix) -> None:
+    """kubectl rows of the device plugin's or the GPU operator's own pods in a failed state (as
+    in NVIDIA/k8s-device-plugin#13's listing); with `-A` a namespace column comes first."""
+    for row in (
+        "nvidia-driver-daemonset-2kq4p               0/1     CrashLoopBackOff   7 (2m ago)    12m",
+        "nvidia-container-toolkit-daemonset-4v6vj    0/1     Init:Error         2             12m",
+        "gpu-operator   nvidia-operator-validator-q7v9x   0/1   Init:CrashLoopBackOff   5   9m",
+        "kube-system    nvidia-device-plugin-daemonset-zb8xn   0/1   CrashLoopBackOff   6   9m",
+        "nvidia-driver-daemonset-2kq4p               0/1     ImagePullBackOff   0             3m",
+    ):
+        assert findings(matrix, _PODS.format(row=row)).get("SC532") is Severity.ERROR, row
+
+
+def test_a_gpu_stack_still_starting_or_running_is_not_a_failure(matrix: Matrix) -> None:
+    """Init:0/4 and ContainerCreating are a rollout in progress; Running and Completed are
+    healthy; another project's pod in CrashLoopBackOff says nothing about GPUs."""
+    for row in (
+        "nvidia-operator-validator-q7v9x             0/1     Init:0/4           0             1m",
+        "nvidia-driver-daemonset-2kq4p               0/1     ContainerCreating  0             1m",
+        "nvidia-driver-daemonset-2kq4p               1/1     Running            0             3d",
+        "nvidia-cuda-validator-8t6lb                 0/1     Completed          0             3d",
+        "my-app-5d9c8b7f4-x2x9z                      0/1     CrashLoopBackOff   4             9m",
+    ):
+        assert findings(matrix, _PODS.format(row=row)).get("SC532") is None, row
