@@ -86,21 +86,16 @@ def test_dcgm_without_nvml_sees_no_gpu(matrix: Matrix) -> None:
 def test_nvidia_container_cli_hanging_names_persistence_mode(matrix: Matrix) -> None:
     """The hook's own CLI hangs while the driver initialises the GPUs: SC1120's warning, in the
     reporter's several phrasings; a question or a condition is not a report of it."""
-    read = _levels(
-        matrix,
-        "SC1120",
-        'I tried to "nvidia-container-cli list", but terminal hang.',
-        "nvidia-container-cli info just hangs forever on this node",
-        "Running nvidia-container-cli -k -d /dev/tty info gets stuck after loading the driver",
-    )
-    assert set(read.values()) == {Severity.WARNING}, read
-    quiet = _levels(
-        matrix,
-        "SC1120",
-        "If nvidia-container-cli hangs, check persistence mode.",
-        "nvidia-container-cli info printed the driver and CUDA versions",
-    )
-    assert set(quiet.values()) == {None}, quiet
+    expected = {
+        'I tried to "nvidia-container-cli list", but terminal hang.': Severity.WARNING,
+        "nvidia-container-cli info just hangs forever on this node": Severity.WARNING,
+        "Running nvidia-container-cli -k -d /dev/tty info gets stuck after loading the driver": (
+            Severity.WARNING
+        ),
+        "If nvidia-container-cli hangs, check persistence mode.": None,
+        "nvidia-container-cli info printed the driver and CUDA versions": None,
+    }
+    assert _levels(matrix, "SC1120", *expected) == expected
 
 
 def test_rendezvous_store_failures_are_read_and_stay_quiet(matrix: Matrix) -> None:
