@@ -58,6 +58,16 @@ class CheckContext:
         return next(iter(kernel or found), None)
 
     @cached_property
+    def driver_shown(self) -> Installation | None:
+        """A driver the snapshot shows at all: `driver` where a version is known, else one shown
+        only by the CUDA version it supports (conda's `__cuda=10.2`, nvidia-smi's `CUDA Version`
+        said alone, PyTorch's `found version 12040`). Either way an NVIDIA driver is installed,
+        which `has_nvidia_gpu` (GPUs or a versioned driver) does not count."""
+        if self.driver is not None:
+            return self.driver
+        return next((i for i in self.installations(ComponentName.DRIVER) if i.cuda), None)
+
+    @cached_property
     def gpus(self) -> list[GpuFacts]:
         by_name: dict[str, list[Gpu]] = {}
         for gpu in self.snapshot.gpus.devices:

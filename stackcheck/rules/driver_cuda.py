@@ -67,16 +67,13 @@ def _cuda_shortfalls(
     the driver's version): each CUDA consumer it cannot run. Beyond its major it cannot; within
     it, minor-version compatibility runs it from CUDA 11 on (before, each release needs its
     own driver)."""
-    if ctx.driver is not None:
+    driver = ctx.driver_shown
+    if ctx.driver is not None or driver is None or not driver.cuda:
         return
-    for driver in ctx.installations(ComponentName.DRIVER):
-        if not driver.cuda:  # (none has a version: ctx.driver is None)
-            continue
-        for consumer in ctx.cuda_consumers:
-            fit = cuda_runs_on(ctx.matrix, driver.cuda, consumer.cuda)
-            if fit is not None and not fit.runs:
-                yield driver.cuda, consumer, fit.unsure, tuple(driver.evidence[:1])
-        return
+    for consumer in ctx.cuda_consumers:
+        fit = cuda_runs_on(ctx.matrix, driver.cuda, consumer.cuda)
+        if fit is not None and not fit.runs:
+            yield driver.cuda, consumer, fit.unsure, tuple(driver.evidence[:1])
 
 
 class DriverTooOld(Rule):
@@ -227,7 +224,7 @@ class DriverTooOld(Rule):
         no_driver_possible = all(_NO_DRIVER.search(o.value or "") for o in reported)
         cpu = ctx.snapshot.observations("cpu-intended") if no_driver_possible else []
         # Any driver shown (PyTorch's "found version 12040" too) was reached: not that case.
-        if cpu and not (ctx.has_nvidia_gpu or ctx.installations(ComponentName.DRIVER)):
+        if cpu and not (ctx.has_nvidia_gpu or ctx.driver_shown):
             return self.finding(
                 f"The CUDA runtime found no usable driver ({said}), where the report says there "
                 f"is no NVIDIA GPU or driver to reach ({(cpu[0].value or '')[:60]}): a build "

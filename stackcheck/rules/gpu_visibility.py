@@ -370,7 +370,7 @@ class NoGpuVisible(Rule):
         # or a container that should pass one: the program, not the stack, needs a CPU path.
         # A GPU on the PCIe bus (lspci) counts too: a VM with one passed through is not GPU-less.
         on_bus = any(d.kind == "gpu" for d in snapshot.hardware.devices)
-        held = ctx.has_nvidia_gpu or on_bus or ctx.driver is not None
+        held = ctx.has_nvidia_gpu or on_bus or ctx.driver_shown is not None
         asked = bool(snapshot.platform.container or snapshot.run_specs)
         yield self._no_gpu_finding(ctx, failed, seen, said, held, asked)
 

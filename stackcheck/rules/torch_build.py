@@ -49,7 +49,7 @@ class CpuOnlyTorch(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         said = ctx.snapshot.observations("torch-cpu-only")
         cpu = ctx.snapshot.observations("cpu-intended")
-        if said and cpu and not (ctx.has_nvidia_gpu or ctx.driver or ctx.built_for_gpus):
+        if said and cpu and not (ctx.has_nvidia_gpu or ctx.driver_shown or ctx.built_for_gpus):
             # A machine without an NVIDIA GPU (a Mac, a CPU box): no build gives it CUDA, so
             # the stack is not at fault; the program needs a CPU or MPS path.
             yield self.finding(
@@ -72,8 +72,8 @@ class CpuOnlyTorch(Rule):
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
         # A driver shown by its CUDA alone (conda's `__cuda=10.2`, nvidia-smi's `CUDA Version`
         # in a sentence) is installed all the same: an NVIDIA GPU host.
-        drivers = [i for i in ctx.installations(ComponentName.DRIVER) if i.version or i.cuda]
-        if not (ctx.has_nvidia_gpu or drivers):
+        driver = ctx.driver_shown
+        if not (ctx.has_nvidia_gpu or driver):
             if ctx.built_for_gpus and len(cpu_only) == len(builds):
                 for torch in cpu_only:
                     yield self.finding(
@@ -112,7 +112,6 @@ class CpuOnlyTorch(Rule):
             return
         others = len(builds) - len(cpu_only)
         gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
-        driver = ctx.driver or next(iter(drivers), None)
         if driver is not None:
             gpu_evidence.extend(driver.evidence[:1])
         for torch in cpu_only:
