@@ -85,6 +85,15 @@ class CheckContext:
         return bool(self.snapshot.gpus.devices) or self.driver is not None
 
     @cached_property
+    def nvidia_host_evidence(self) -> list[Evidence]:
+        """Where the snapshot shows an NVIDIA host: each GPU model's first evidence and the
+        shown driver's (by version or by CUDA alone)."""
+        evidence = [e for g in self.gpus for e in g.evidence[:1]]
+        if self.driver_shown is not None:
+            evidence.extend(self.driver_shown.evidence[:1])
+        return evidence
+
+    @cached_property
     def cuda_base(self) -> list[Installation]:
         """CUDA that an image's base stands for (a Dockerfile's FROM nvidia/cuda:…, a DLC or NGC
         tag), as opposed to CUDA found installed in files."""
@@ -99,9 +108,7 @@ class CheckContext:
     def built_for_gpus(self) -> list[Evidence]:
         """Why this stack is meant to run on NVIDIA GPUs: GPUs or a driver, a CUDA base image,
         or an image config that asks for CUDA (NVIDIA_REQUIRE_CUDA, CUDA_VERSION)."""
-        evidence = [e for g in self.gpus for e in g.evidence[:1]]
-        if self.driver is not None:
-            evidence.extend(self.driver.evidence[:1])
+        evidence = list(self.nvidia_host_evidence)
         evidence.extend(e for i in self.cuda_base for e in i.evidence[:1])
         for name in ("NVIDIA_REQUIRE_CUDA", "CUDA_VERSION"):
             var = self.snapshot.env.get(name)

@@ -82,9 +82,7 @@ class FrameworkCpuOnly(Rule):
 
 def _gpu_wanted(ctx: CheckContext) -> list[Evidence]:
     """Evidence that the machine has an NVIDIA GPU or a CUDA install meant for one."""
-    found = [e for g in ctx.gpus for e in g.evidence[:1]]
-    if ctx.driver is not None:
-        found.extend(ctx.driver.evidence[:1])
+    found = list(ctx.nvidia_host_evidence)
     found.extend(
         o.evidence
         for o in ctx.snapshot.observations("version-stated", "gpu-implied", "cuda-unavailable")

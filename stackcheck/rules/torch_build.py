@@ -72,8 +72,7 @@ class CpuOnlyTorch(Rule):
         cpu_only = [t for t in builds if t.properties.get("cpu_only") == "yes"]
         # A driver shown by its CUDA alone (conda's `__cuda=10.2`, nvidia-smi's `CUDA Version`
         # in a sentence) is installed all the same: an NVIDIA GPU host.
-        driver = ctx.driver_shown
-        if not (ctx.has_nvidia_gpu or driver):
+        if not (ctx.has_nvidia_gpu or ctx.driver_shown):
             if ctx.built_for_gpus and len(cpu_only) == len(builds):
                 for torch in cpu_only:
                     yield self.finding(
@@ -111,9 +110,7 @@ class CpuOnlyTorch(Rule):
             yield from self._next_to_cuda_packages(ctx, cpu_only)
             return
         others = len(builds) - len(cpu_only)
-        gpu_evidence = [e for g in ctx.gpus for e in g.evidence[:1]]
-        if driver is not None:
-            gpu_evidence.extend(driver.evidence[:1])
+        gpu_evidence = ctx.nvidia_host_evidence  # GPUs and the driver: what makes it a GPU host
         for torch in cpu_only:
             message = f"PyTorch {torch.version} in {torch.python_env} has no CUDA support"
             if others:
