@@ -20,30 +20,37 @@ _ANSWER = re.compile(
 )
 
 
-class IssueFormNcclVersion(Format):
-    name = "issue_form_nccl_version"
-    title = "issue form (NCCL Version)"
-    anchor = re.compile(r"^#{2,4}\s?NCCL Version\s*$", re.IGNORECASE)
+class IssueFormField(Format):
+    """A field of an issue form as GitHub renders it: the label's heading (the subclass's anchor),
+    blank lines, and the one answer line under it."""
+
     blank_ok = True
 
     def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        # The heading, blank lines, and the one answer line under it.
         return not line.text.startswith("#") and all(s.blank for s in segment[1:])
 
+    @staticmethod
+    def answer(lines: Sequence[Line]) -> Line | None:
+        """The answer: the first non-blank line under the heading."""
+        return next((line for line in lines[1:] if not line.blank), None)
+
+
+class IssueFormNcclVersion(IssueFormField):
+    name = "issue_form_nccl_version"
+    title = "issue form (NCCL Version)"
+    anchor = re.compile(r"^#{2,4}\s?NCCL Version\s*$", re.IGNORECASE)
+
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        for line in lines[1:]:
-            if line.blank:
-                continue
-            found = _ANSWER.match(line.text)
-            if found is None:
-                return []
-            return [
-                ComponentFact(
-                    line,
-                    ComponentName.NCCL,
-                    version=found.group(1),
-                    cuda=found.group(2),
-                    properties={"stated": "issue form"},
-                )
-            ]
-        return []
+        line = self.answer(lines)
+        found = _ANSWER.match(line.text) if line is not None else None
+        if line is None or found is None:
+            return []
+        return [
+            ComponentFact(
+                line,
+                ComponentName.NCCL,
+                version=found.group(1),
+                cuda=found.group(2),
+                properties={"stated": "issue form"},
+            )
+        ]

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from stackcheck.ingest.facts import Fact, ObservationFact
-from stackcheck.ingest.formats.base import Format
+from stackcheck.ingest.formats.issue_form import IssueFormField
 from stackcheck.ingest.lines import Line
 
 # "v2.12.0-rc1-12-g0db597d0d75 2.12.0", "2.11.0", "tf 2.16", "TensorFlow 2.15.0".
@@ -28,22 +28,17 @@ _FIELDS = {
 }
 
 
-class IssueFormTensorflow(Format):
+class IssueFormTensorflow(IssueFormField):
     name = "issue_form_tensorflow"
     title = "issue form (TensorFlow)"
     anchor = re.compile(
         r"^#{2,4}\s?(?:TensorFlow version|OS platform and distribution|CUDA/cuDNN version)\s*$",
         re.IGNORECASE,
     )
-    blank_ok = True
-
-    def continues(self, line: Line, segment: Sequence[Line]) -> bool:
-        # The heading, blank lines, and the one answer line under it.
-        return not line.text.startswith("#") and all(s.blank for s in segment[1:])
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         field = _FIELDS.get(lines[0].text.strip("# \t").lower())
-        answer = next((line for line in lines[1:] if not line.blank), None)
+        answer = self.answer(lines)
         if field is None or answer is None:
             return []
         if field == "tensorflow":
