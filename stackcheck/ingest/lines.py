@@ -267,13 +267,23 @@ def split_lines(text: str) -> list[Line]:
     return lines
 
 
-# Where one sentence of a line ends and the next begins: after its stop, before the spaces.
-SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s{1,4}")
+# Where one sentence of a line ends and the next begins: after its stop, before the spaces. A
+# full-width stop (Chinese, Japanese) ends one without a space after it.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s{1,4}|(?<=[\u3002\uff01\uff1f\uff1b])\s{0,4}(?=.)")
 
 
 def sentences(text: str) -> list[str]:
     """A line's sentences, as prose readers judge each on its own."""
     return SENTENCE_BREAK.split(text)
+
+
+def sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` that holds ``text[start:end]``, as `sentences` splits them."""
+    begin = 0
+    for found in SENTENCE_BREAK.finditer(text, 0, start):
+        begin = found.end()
+    after = SENTENCE_BREAK.search(text, end)
+    return text[begin : after.start() if after else len(text)]
 
 
 def joined_line(first: Line, tail: Line, sep: str = " ") -> Line:

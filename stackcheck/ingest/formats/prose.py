@@ -56,7 +56,7 @@ from stackcheck.ingest.facts import (
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.formats.stated_image import stated_image
-from stackcheck.ingest.lines import Line, sentences
+from stackcheck.ingest.lines import Line, sentence_at, sentences
 from stackcheck.probes.environment import is_recorded
 from stackcheck.snapshot.model import ComponentName
 
@@ -157,8 +157,6 @@ _WORKED = re.compile(
     r"^[`'\"]?[\s,:)]{0,3}(?:works|worked|fixe[sd]|solve[sd]|helps|helped)\b",
     re.IGNORECASE,
 )
-# Full-width stops end a sentence without a space after them.
-_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|[\u3002\uff01\uff1f\uff1b]")
 
 
 _DRIVER = re.compile(
@@ -1242,9 +1240,7 @@ def tried_list_items(lines: Sequence[Line]) -> set[int]:
 
 def _tried_and_failed(text: str, start: int, end: int) -> bool:
     """Whether the sentence holding ``text[start:end]`` says it was tried and did not help."""
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
-    after = _SENTENCE_END.search(text, end)
-    sentence = text[ends[-1] if ends else 0 : after.start() if after else len(text)]
+    sentence = sentence_at(text, start, end)
     return bool(
         _ATTEMPT.search(sentence) and _FAILED.search(sentence) and not _WORKED.search(sentence)
     )
