@@ -201,6 +201,9 @@ _DOUBT = re.compile(
 
 def fabric_stated(line: Line) -> list[Fact]:
     """InfiniBand or RoCE, where a sentence of the line says the machines have it."""
+    lowered = line.text.lower()
+    if line.text.isascii() and "infiniband" not in lowered and "roce" not in lowered:
+        return []  # _FABRIC names one or the other (case folding beyond ASCII aside)
     for sentence in sentences(line.text):
         found = _FABRIC.search(sentence)
         if found is not None and not _DOUBT.search(sentence):
@@ -703,9 +706,27 @@ def _may_say_cpu(text: str) -> bool:
     return any(cue in lowered for cue in _CPU_SAID_CUES)
 
 
+# Every Latin-script branch of the expressions that make cpu_stated's fact (_CPU_HOST,
+# _BUILD_TIME, _CPU, _MAC, _CPU_SAID) holds one of these words, or `RUN` in its case: a line in
+# ASCII without one states nothing, and skips them all.
+_CPU_STATED_CUES = (
+    *_CPU_SAID_CUES, "docker", "github", "travis", "circleci", "gitlab", "azure", "docs",
+    "appveyor", "build", "apple", "chip", "mps", "m1", "m2", "m3", "m4",
+)  # fmt: skip
+
+
+def _may_state_cpu(text: str) -> bool:
+    if not text.isascii() or "RUN" in text:
+        return True
+    lowered = text.lower()
+    return any(cue in lowered for cue in _CPU_STATED_CUES)
+
+
 def cpu_stated(line: Line) -> list[Fact]:
     """That the reporter's machine has no GPU or the program is meant to run on the CPU (or on a
     Mac, which has no NVIDIA GPU)."""
+    if not _may_state_cpu(line.text):
+        return []
     host = _CPU_HOST.search(line.text)
     near = line.text[max(0, host.start() - 30) : host.end() + 30] if host is not None else ""
     if host is not None and not _GPU_WORD.search(near):
