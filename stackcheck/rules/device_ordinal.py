@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
-from stackcheck.snapshot.model import Evidence
+from stackcheck.snapshot.model import EnvVar, Evidence, Observation
 
 
 class DeviceOrdinalBeyondGpus(Rule):
@@ -37,6 +37,12 @@ class DeviceOrdinalBeyondGpus(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         snapshot = ctx.snapshot
+        # Only these make it fire; most snapshots have neither, and need no GPU count.
+        asked = snapshot.observations("invalid-device-ordinal")
+        var = snapshot.env.get("CUDA_VISIBLE_DEVICES")
+        unseen = snapshot.observations("cuda-unavailable", "no-gpu") if var is not None else []
+        if not (asked or unseen):
+            return
         mig = snapshot.observations("mig-selected", "mig-stated") or any(
             g.mig_mode for g in snapshot.hardware.gpus
         )
@@ -50,8 +56,8 @@ class DeviceOrdinalBeyondGpus(Rule):
             count, evidence = str(len(devices)), devices[0].evidence[0]
         else:
             return
-        yield from self._hidden_by_visible_devices(ctx, count, evidence)
-        asked = snapshot.observations("invalid-device-ordinal")
+        if var is not None and unseen:
+            yield from self._hidden_by_visible_devices(var, unseen, count, evidence)
         if not asked:
             return
         yield self.finding(
@@ -63,14 +69,12 @@ class DeviceOrdinalBeyondGpus(Rule):
         )
 
     def _hidden_by_visible_devices(
-        self, ctx: CheckContext, count: str, evidence: Evidence
+        self, var: EnvVar, unseen: list[Observation], count: str, evidence: Evidence
     ) -> Iterable[Finding]:
         """CUDA_VISIBLE_DEVICES names only indices the machine does not have (`=1` on a single
         GPU, thuml/Autoformer#25's scripts), and a process then saw no GPU: the variable hid
         them all (CUDA drops an index it cannot find and every one after it)."""
-        var = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
-        unseen = ctx.snapshot.observations("cuda-unavailable", "no-gpu")
-        if var is None or not unseen or not count.isdigit():
+        if not count.isdigit():
             return
         indices = [i.strip() for i in var.value.split(",")]
         # CUDA stops at the first index it cannot find: a first one beyond the count hides all.
