@@ -170,3 +170,20 @@ def test_a_message_without_a_screen_word_is_refused_at_load() -> None:
     }
     with pytest.raises(StackcheckError, match="no-word"):
         signatures._signature(entry)
+
+
+def test_shared_exclusions_are_named_and_joined_with_the_entrys_own() -> None:
+    """`excludes_kind` names an exclusion of the catalogue's `[exclusions]` table; the entry's
+    own `excludes` adds to it, and an unknown name is refused when the catalogue is read."""
+    data = tomllib.loads(signatures.CATALOGUE.read_text(encoding="utf-8"))
+    shared = data["exclusions"]
+    named = {e["excludes_kind"] for e in data["message"] if "excludes_kind" in e}
+    assert named == set(shared)  # each one defined is used, each one used is defined
+    persistence = next(s for s in CATALOGUE if s.id == "persistence-off-stated")
+    assert persistence.excludes is not None
+    for said in ("Is persistence mode off?", "Unless persistence mode is disabled", "on GPU 0000:"):
+        assert persistence.excludes.search(said), said
+    assert not persistence.excludes.search("persistence mode is off on all GPUs.")
+    entry = {**data["message"][0], "excludes_kind": "no-such-exclusion"}
+    with pytest.raises(StackcheckError, match="no-such-exclusion"):
+        signatures._signature(entry)

@@ -235,6 +235,25 @@ def needles_of(expression: str, flags: int = 0) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+@cache
+def _catalogue_data() -> dict[str, Any]:
+    data: dict[str, Any] = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
+    return data
+
+
+def _excludes(entry: dict[str, Any], where: str) -> str | None:
+    """The entry's `excludes`, after the shared exclusion its `excludes_kind` names (defined
+    once in the catalogue's `[exclusions]`): a line either cancels the match."""
+    own: str | None = entry.get("excludes")
+    kind = entry.get("excludes_kind")
+    if kind is None:
+        return own
+    shared: str | None = _catalogue_data().get("exclusions", {}).get(kind)
+    if shared is None:
+        raise StackcheckError(f"{CATALOGUE.name}: {where}: unknown excludes_kind {kind!r}")
+    return shared if own is None else f"{shared}|{own}"
+
+
 def _signature(entry: dict[str, Any]) -> Signature:
     where = entry.get("id", "?")
     for spec in entry["facts"]:
@@ -263,7 +282,7 @@ def _signature(entry: dict[str, Any]) -> Signature:
         example_url=entry["example_url"],
         flags=flags,
         requires_expression=entry.get("requires"),
-        excludes_expression=entry.get("excludes"),
+        excludes_expression=_excludes(entry, where),
         needles=needles,
         blind=bool(flags & re.IGNORECASE),
     )
@@ -272,8 +291,7 @@ def _signature(entry: dict[str, Any]) -> Signature:
 @cache
 def catalogue() -> tuple[Signature, ...]:
     """The message catalogue, read once."""
-    data = tomllib.loads(CATALOGUE.read_text(encoding="utf-8"))
-    return tuple(_signature(entry) for entry in data["message"])
+    return tuple(_signature(entry) for entry in _catalogue_data()["message"])
 
 
 # Screening works on text with every digit made 0: a needle found in a line is then found in the
