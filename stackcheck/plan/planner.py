@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from stackcheck.check.context import CheckContext
 from stackcheck.check.engine import run_rules
@@ -286,13 +287,11 @@ def _plan_on(request: PlanRequest, asked: Settings, index: MatrixIndex) -> PlanR
     estimate = step_or_reason(
         settings, layout, instance, performance(instance, index.matrix.gpu_performance)
     )
-    return PlanReport(
-        matrix_version=index.version,
-        request=request,
-        model=settings.shape,
-        zero_stage=settings.zero,
-        effective_precision=precision.precision,
-        precision_notes=list(precision.notes),
+    return _report(
+        request,
+        settings,
+        index,
+        precision,
         instance=_facts(instance),
         memory=_breakdown(state.estimate, layout),
         step_time=estimate.step,
@@ -387,12 +386,11 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
     pinned = _pinned(request, settings)
     steps, candidates = _relaxed(settings, pinned, index, request.max_gpus)
     if not candidates:
-        return PlanReport(
-            matrix_version=index.version,
-            request=request,
-            model=settings.shape,
-            zero_stage=settings.zero,
-            effective_precision=settings.precision,
+        return _report(
+            request,
+            settings,
+            index,
+            None,
             verdict=Verdict(
                 status="will-oom",
                 summary=f"fits on no instance type in the matrix up to {request.max_gpus} "
@@ -438,13 +436,11 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
         )
     else:
         verdict = Verdict(status="fits", summary=f"fits on {_types(len(candidates))}; {where}")
-    return PlanReport(
-        matrix_version=index.version,
-        request=request,
-        model=settings.shape,
-        zero_stage=settings.zero,
-        effective_precision=precision.precision,
-        precision_notes=list(precision.notes),
+    return _report(
+        request,
+        settings,
+        index,
+        precision,
         instance=best.instance,
         memory=_breakdown(state.estimate, best.layout),
         step_time=best.step_time,
@@ -452,6 +448,26 @@ def _plan_anywhere(request: PlanRequest, settings: Settings, index: MatrixIndex)
         candidates=candidates,
         scale=advise(settings.params, settings.experts, instance, instances),
         findings=_findings(best.layout, index),
+    )
+
+
+def _report(
+    request: PlanRequest,
+    settings: Settings,
+    index: MatrixIndex,
+    precision: Effective | None,
+    **fields: Any,
+) -> PlanReport:
+    """A plan's report: what every plan says of its request, model and precision (the asked one
+    where no GPU was chosen to judge it on), then the plan's own `fields`."""
+    return PlanReport(
+        matrix_version=index.version,
+        request=request,
+        model=settings.shape,
+        zero_stage=settings.zero,
+        effective_precision=settings.precision if precision is None else precision.precision,
+        precision_notes=[] if precision is None else list(precision.notes),
+        **fields,
     )
 
 
