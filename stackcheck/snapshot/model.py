@@ -443,6 +443,7 @@ ObservationKind = Literal[
     "verbs-provider-missing",  # libibverbs has no userspace provider for a device (value: which)
     "mpi-launch-failed",  # Open MPI's launcher could not start its daemons on the other nodes
     "mpi-rank-signalled",  # mpirun saw a rank end on a signal (value: "rank 3: signal 11 (...)")
+    "libfabric-unreleased",  # a report builds or runs libfabric's master or a release candidate
 ]
 
 
