@@ -3,6 +3,8 @@ posted in a public thread (the thread is named above each sample)."""
 
 from __future__ import annotations
 
+import pytest
+
 from stackcheck.check.engine import check
 from stackcheck.ingest import Triage, read_report
 from stackcheck.matrix import load_matrix
@@ -293,3 +295,38 @@ def test_nvcc_next_to_a_failing_nvidia_smi() -> None:
     facts = described(text)
     assert any(f.startswith("CUDA toolkit 10.0.130") for f in facts)
     assert any(f.startswith("observed no-gpu: NVIDIA-SMI has failed") for f in facts)
+
+
+def test_torch_config_build_settings() -> None:
+    # pytorch/pytorch#54829 (torch 1.8.1, its Build settings item cut after USE_CUDA)
+    text = (
+        "PyTorch built with:\n  - GCC 7.3\n  - CUDA Runtime 11.1\n"
+        "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, CUDA_VERSION=11.1, "
+        "CUDNN_VERSION=8.0.5, CXX_COMPILER=/opt/rh/devtoolset-7/root/usr/bin/c++, CXX_FLAGS= "
+        "-Wno-deprecated -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -Werror=format, "
+        "TORCH_VERSION=1.8.1, USE_CUDA=ON, USE_CUDNN=ON\n"
+    )
+    assert described(text) == [
+        "PyTorch (version not stated) CUDA 11.1",
+        "PyTorch 1.8.1",
+        "PyTorch (version not stated) CUDA 11.1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("settings", "cpu_only"),
+    [
+        # Made in the item's shape (no stored thread shows a CPU, ROCm or XPU build's item
+        # whole): the keys as the CUDA build above names them; CMake spells off as OFF or 0
+        ("BUILD_TYPE=Release, TORCH_VERSION=2.1.0, USE_CUDA=OFF, USE_CUDNN=OFF", True),
+        ("BUILD_TYPE=Release, TORCH_VERSION=2.1.0, USE_CUDA=0, USE_CUDNN=0", True),
+        # a ROCm or XPU build has no CUDA either, and is no CPU build
+        ("TORCH_VERSION=2.5.0, USE_CUDA=OFF, USE_ROCM=ON, USE_XPU=OFF", False),
+        ("TORCH_VERSION=2.7.0, USE_CUDA=OFF, USE_ROCM=OFF, USE_XPU=ON", False),
+        ("TORCH_VERSION=2.1.0, USE_CUDA=ON, USE_CUDNN=ON", False),
+    ],
+)
+def test_torch_config_build_without_cuda(settings: str, cpu_only: bool) -> None:
+    text = f"PyTorch built with:\n  - GCC 9.3\n  - Build settings: {settings}\n"
+    said = [d for d in described(text) if "cpu_only=yes" in d]
+    assert bool(said) is cpu_only

@@ -8,12 +8,14 @@ import sys
 
 import pytest
 
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
 from stackcheck.errors import StackcheckError
-from stackcheck.ingest import signatures
+from stackcheck.ingest import read_report, signatures
 from stackcheck.ingest.facts import ComponentFact, GpuFact, ObservationFact, RuntimeFact
 from stackcheck.ingest.hardware import GpuHealthFact, XidFact
 from stackcheck.ingest.lines import split_lines
-from tests.corpus import ALL_REPORTS, names_elided_directory
+from tests.corpus import ALL_REPORTS, _matrix, names_elided_directory
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -187,3 +189,32 @@ def test_shared_exclusions_are_named_and_joined_with_the_entrys_own() -> None:
     entry = {**data["message"][0], "excludes_kind": "no-such-exclusion"}
     with pytest.raises(StackcheckError, match="no-such-exclusion"):
         signatures._signature(entry)
+
+
+def test_open_mpi_launcher_lines_are_read_and_name_no_layer() -> None:
+    """mpirun's own verdicts (daemons not started, a rank ended by a signal) are recognised
+    and state which rank and signal, in every launcher's name and inside its dashed box, but
+    name no layer of the stack: the cause is in the rank's output, not in these lines."""
+    text = (
+        "--------------------------------------------------------------------------\n"
+        "ORTE was unable to reliably start one or more daemons.\n"
+        "This usually is caused by:\n"
+        "--------------------------------------------------------------------------\n"
+        "prterun noticed that process rank 48 with PID 613162 on node gpu-node07 exited on "
+        "signal 11 (Segmentation fault).\n"
+        "    mpirun noticed that process rank 0 with PID 0 on node n1 exited on signal 9 "
+        "(Killed).\n"
+    )
+    triage = read_report(text, "pasted")
+    seen = {
+        kind: [o.value for o in triage.snapshot.observations(kind)]
+        for kind in ("mpi-launch-failed", "mpi-rank-signalled")
+    }
+    assert seen["mpi-launch-failed"] == ["ORTE was unable to reliably start one or more daemons"]
+    assert seen["mpi-rank-signalled"] == [
+        "rank 48 on gpu-node07: signal 11 (Segmentation fault)",
+        "rank 0 on n1: signal 9 (Killed)",
+    ]
+    assert triage.recognised
+    findings = check(triage.snapshot, _matrix()).findings
+    assert not [f for f in findings if f.severity is not Severity.INFO]

@@ -64,7 +64,10 @@ _JOINED = re.compile(
 )
 
 
-@dataclass(frozen=True)
+# Not frozen: a frozen dataclass sets each field through object.__setattr__, and a 5 MB log
+# makes 60,000 lines (a third of splitting it). Nothing assigns to a line once made; it hashes
+# and compares by its fields as a frozen one does.
+@dataclass(eq=True, unsafe_hash=True, slots=True)
 class Line:
     number: int  # 1-based, in the text as given
     raw: str  # as pasted (cut at MAX_LINE)
@@ -191,7 +194,7 @@ _QUOTE_MARKS = re.compile(r"^(?: {0,3}>(?!>) ?)*")
 
 def _unquoted(raw: str) -> str:
     expanded = raw.replace("\t", "    ")
-    if ">" not in expanded:
+    if ">" not in expanded[:4]:  # a quote mark stands within the first four characters
         return expanded
     return expanded[_QUOTE_MARKS.match(expanded).end() :]  # type: ignore[union-attr]
 

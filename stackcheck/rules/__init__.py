@@ -89,6 +89,7 @@ from stackcheck.rules.libfabric_provider import (
     LibfabricGetinfoFailed,
     LibfabricNotEfaProvider,
     LibfabricTooOldObserved,
+    LibfabricUnreleased,
 )
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
@@ -208,6 +209,7 @@ RULES: tuple[Rule, ...] = (
     DriverModuleUnusable(),
     GdrcopyUnusable(),
     LibfabricGetinfoFailed(),
+    LibfabricUnreleased(),
 )
 
 

@@ -3,12 +3,14 @@ and the libfabric failures that logs show. Version compatibility from the matrix
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.rules.runtime_facts import component_versions, efa_expected
+from stackcheck.snapshot.model import ComponentName
 
 
 class LibfabricNotEfaProvider(Rule):
@@ -191,3 +193,52 @@ class LibfabricGetinfoFailed(Rule):
             f"open a fabric here{cause}.",
             [failed[0].evidence, *(o.evidence for o in verbs[:1])],
         )
+
+
+# A version libfabric's configure.ac gives a release candidate (1.12.0rc1) or the development
+# branch (1.13.0a1); a vendor's suffix (1.22.0amzn4.0, 1.12.1-aws) is a release.
+_UNRELEASED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:rc|a|b|alpha|beta)\d{1,3}")
+
+
+class LibfabricUnreleased(Rule):
+    id = "SC1411"
+    name = "libfabric-unreleased"
+    family = "libfabric"
+    severity = Severity.WARNING
+    title = "libfabric is a release candidate or the development branch"
+    doc = RuleDoc(
+        what="Reads a libfabric that is not a release: a version of a release candidate or "
+        "of the development branch (`libfabric: 1.12.0rc1`, `1.13.0a1`), a build from "
+        "ofiwg/libfabric's master or main branch (`Libfabric: https://github.com/ofiwg/"
+        "libfabric -b 'master'`), or a report saying it runs a release candidate of libfabric.",
+        why="Providers change between release candidates and on the development branch; "
+        "hangs found there are fixed before the release (libfabric 1.12.0rc1's EFA/SHM "
+        "progress hang, ofiwg/libfabric#6565, fixed by #6561; a master commit that hung "
+        "multi-node NCCL over tcp;ofi_rxm, #6441). A hang or crash on such a build is first "
+        "the build's.",
+        example="NCCL tests hanging across three nodes with libfabric built from master.",
+        fix="Use a released libfabric (the EFA installer's, or a tagged ofiwg/libfabric "
+        "release); report the failure upstream if the release has it too.",
+        references=(
+            "https://github.com/ofiwg/libfabric/issues/6565",
+            "https://github.com/ofiwg/libfabric/issues/6441",
+        ),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        for installation in ctx.installations(ComponentName.LIBFABRIC):
+            version = installation.version or ""
+            if _UNRELEASED_VERSION.fullmatch(version) is not None:
+                yield self.finding(
+                    f"libfabric {version} is not a release: a release candidate or the "
+                    "development branch, whose bugs are fixed before the release.",
+                    installation.evidence[:1],
+                )
+                return
+        said = ctx.snapshot.observations("libfabric-unreleased")
+        if said:
+            yield self.finding(
+                f"libfabric is not a release here ({said[0].value}): a release candidate or "
+                "the development branch, whose bugs are fixed before the release.",
+                [said[0].evidence],
+            )

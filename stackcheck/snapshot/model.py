@@ -441,6 +441,9 @@ ObservationKind = Literal[
     "gdrcopy-failed",  # gdrcopy could not open gdrdrv or pin a GPU buffer (value: the message)
     "libfabric-getinfo-failed",  # libfabric's fi_getinfo failed (value: "-19 (No such device)")
     "verbs-provider-missing",  # libibverbs has no userspace provider for a device (value: which)
+    "mpi-launch-failed",  # Open MPI's launcher could not start its daemons on the other nodes
+    "mpi-rank-signalled",  # mpirun saw a rank end on a signal (value: "rank 3: signal 11 (...)")
+    "libfabric-unreleased",  # a report builds or runs libfabric's master or a release candidate
 ]
 
 
