@@ -441,6 +441,7 @@ ObservationKind = Literal[
     "gdrcopy-failed",  # gdrcopy could not open gdrdrv or pin a GPU buffer (value: the message)
     "libfabric-getinfo-failed",  # libfabric's fi_getinfo failed (value: "-19 (No such device)")
     "verbs-provider-missing",  # libibverbs has no userspace provider for a device (value: which)
+    "ptx-jit-limit",  # the driver's PTX JIT met PTX from a newer toolkit (XLA said so, or its fix)
 ]
 
 
