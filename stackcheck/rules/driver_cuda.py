@@ -626,7 +626,11 @@ class DriverModuleUnusable(Rule):
         "(GeForce and workstation GPUs need `NVreg_OpenRmEnableUnsupportedGpus=1`), "
         "and any release's `not supported by open nvidia.ko because it does not include the "
         "required GPU System Processor (GSP)` (the open modules run Turing and later GPUs "
-        "only).",
+        "only); and the other way round, the proprietary module on a GPU only the open one "
+        "drives (R560+'s `installed in this system requires use of the NVIDIA open kernel "
+        "modules`: Blackwell, Grace Hopper), also retold beside the proprietary module loaded "
+        "or the driver failing (`is only supported by the open kernel modules, so the driver "
+        "fails to initialize`).",
         why="Without a loaded kernel module nvidia-smi cannot reach the driver, no container "
         "gets a GPU and CUDA finds no device; it is the driver installation, not the program "
         "or the container toolkit, that needs fixing. The usual cause is a kernel update that "
