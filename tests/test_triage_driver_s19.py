@@ -1,6 +1,7 @@
-"""Triage readings of a driver older than the toolkit that compiled the PTX (s19): XLA's own
-warning in both its phrasings, its serial-compilation workaround said to help, and a toolkit
-brought to the driver's CUDA said to fix it (tests/data/reports, sources cited there)."""
+"""Triage readings of the driver from s19: a driver older than the toolkit that compiled the PTX
+(XLA's own warning in both its phrasings, its serial-compilation workaround said to help, a
+toolkit brought to the driver's CUDA said to fix it), and a GPU that only NVIDIA's open kernel
+module drives under the proprietary one (tests/data/reports, sources cited there)."""
 
 from __future__ import annotations
 
@@ -93,3 +94,27 @@ def test_no_kernel_image_beside_the_limit_is_not_a_missing_architecture(matrix: 
     assert findings(matrix, kernel).get("SC202") is Severity.ERROR
     said = "Setting the `xla_gpu_force_compilation_parallelism=1` works.\n"
     assert findings(matrix, kernel + said).get("SC202") is Severity.INFO
+
+
+def test_the_proprietary_module_on_a_gpu_that_needs_the_open_one(matrix: Matrix) -> None:
+    """1537: EKS's AL2023 AMI loading the proprietary module on a g7's Blackwell GPU."""
+    assert findings(matrix, body("1537")).get("SC1327") is Severity.ERROR
+    for said in (
+        # the proprietary module's own lines (R560+), as dmesg prints them
+        "[    5.559842] NVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:2c58)\n"
+        "               NVRM: installed in this system requires use of the NVIDIA open kernel "
+        "modules.\n",
+        "The closed driver got installed, but the RTX 5090 needs the open kernel modules.\n",
+        "nvidia-smi fails: Blackwell requires the NVIDIA open-source kernel modules.\n",
+    ):
+        assert findings(matrix, said).get("SC1327") is Severity.ERROR, said
+
+
+def test_advice_a_question_or_the_open_module_in_use_is_not_read(matrix: Matrix) -> None:
+    for said in (
+        "Does the B200 require the open kernel modules?\n",
+        "Blackwell requires the open kernel modules, so we install nvidia-driver-570-open.\n",
+        "If the proprietary module is loaded, note that Blackwell needs the open kernel modules.\n",
+        "The H100 works with the open kernel modules instead of the proprietary one.\n",
+    ):
+        assert "SC1327" not in findings(matrix, said), said
