@@ -292,39 +292,80 @@ class MinorVersionCompatibility(Rule):
     id = "SC102"
     name = "minor-version-compatibility"
     family = "driver-cuda"
-    severity = Severity.INFO
+    severity = Severity.WARNING
+    lowest = Severity.INFO
     title = "CUDA runs through minor-version compatibility"
     doc = RuleDoc(
-        what="Notes a CUDA runtime newer than the driver's own CUDA but within the same major, "
-        "which runs through CUDA minor-version compatibility.",
-        why="It works, with limits: the driver cannot JIT-compile PTX built by the newer "
-        "toolkit, and features of the newer release that need driver support are missing. "
-        "Wheels that carry SASS for the GPU are unaffected.",
-        example="A PyTorch cu128 wheel on driver 535.161.07 (CUDA 12.2).",
-        fix="Nothing is required. To lift the limits, move to a driver at least the CUDA "
-        "release's minimum (see `stackcheck matrix cuda <version>`).",
+        what="Notes a CUDA runtime or toolkit newer than the driver's own CUDA but within the "
+        "same major, which runs through CUDA minor-version compatibility (advice, `info`). A "
+        "warning where the report shows that limit met: XLA's `The NVIDIA driver's CUDA "
+        "version is 12.2 which is older than the ptxas CUDA version (12.3.107)` (or `... the "
+        "PTX compiler version`), its serial-compilation flag "
+        "`--xla_gpu_force_compilation_parallelism=1` said to work around a failure, or a "
+        "sentence that says bringing nvcc to nvidia-smi's CUDA fixed it; where the text shows "
+        "none of the versions, those alone are the warning, and a driver shown at or above the "
+        "toolkit's release silences them.",
+        why="It works, with limits: the driver cannot JIT-compile or link PTX built by the newer "
+        "toolkit (XLA's parallel compilation links PTX through the driver: `no kernel image is "
+        "available`, or serial compilation, slower), and features of the newer release that "
+        "need driver support are missing. Wheels that carry SASS for the GPU are unaffected.",
+        example="A PyTorch cu128 wheel on driver 535.161.07 (CUDA 12.2); as a warning, JAX's "
+        "CUDA 11.7 ptxas on driver 470.82.01 (CUDA 11.4) failing with `no kernel image`.",
+        fix="Nothing is required for the note. Where the limit is met, move to a driver at least "
+        "the CUDA release's minimum (see `stackcheck matrix cuda <version>`), use the "
+        "forward-compatibility package on a data-center GPU, or use a toolkit no newer than "
+        "the driver's CUDA.",
         references=(
             "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+            "https://github.com/jax-ml/jax/issues/5723",
         ),
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        met = ctx.snapshot.observations("ptx-jit-limit")
         driver = ctx.driver
-        if driver is None:
-            return
-        for consumer in ctx.cuda_consumers:
+        found = False
+        for consumer in ctx.cuda_consumers if driver is not None else []:
             floor, full, _ = _needs(ctx, consumer)
-            if floor is None or full is None:
+            if floor is None or full is None or driver is None:
                 continue
             if ctx.version_at_least(driver.version, floor) and not ctx.version_at_least(
                 driver.version, full
             ):
+                found = True
+                said = (
+                    f"; the report shows its limit met ({(met[0].value or '')[:100]})"
+                    if met
+                    else ""
+                )
                 yield self.finding(
                     f"{consumer.label} is built for CUDA {consumer.cuda} (full support from driver "
                     f"{full}); driver {driver.version} runs it through minor-version "
-                    "compatibility.",
-                    [*driver.evidence, *consumer.evidence],
+                    f"compatibility{said}.",
+                    [*driver.evidence, *consumer.evidence, *(o.evidence for o in met[:1])],
+                    severity=Severity.WARNING if met else Severity.INFO,
                 )
+        if met and not found and not self._fits(ctx):
+            yield self.finding(
+                "The report shows a driver older than the CUDA toolkit that compiled the PTX "
+                f"({(met[0].value or '')[:120]}): the driver cannot JIT or link that toolkit's "
+                "PTX under minor-version compatibility.",
+                [o.evidence for o in met[:2]],
+                severity=Severity.WARNING,
+            )
+
+    @staticmethod
+    def _fits(ctx: CheckContext) -> bool:
+        """Whether a driver shown with its version fully supports every CUDA the text shows (the
+        limit then lies elsewhere)."""
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return False
+        for consumer in ctx.cuda_consumers:
+            _, full, _ = _needs(ctx, consumer)
+            if full is None or not ctx.version_at_least(driver.version, full):
+                return False
+        return True
 
 
 _PROC_VERSION = "/proc/driver/nvidia/version"
@@ -582,7 +623,11 @@ class DriverModuleUnusable(Rule):
         "(GeForce and workstation GPUs need `NVreg_OpenRmEnableUnsupportedGpus=1`), "
         "and any release's `not supported by open nvidia.ko because it does not include the "
         "required GPU System Processor (GSP)` (the open modules run Turing and later GPUs "
-        "only).",
+        "only); and the other way round, the proprietary module on a GPU only the open one "
+        "drives (R560+'s `installed in this system requires use of the NVIDIA open kernel "
+        "modules`: Blackwell, Grace Hopper), also retold beside the proprietary module loaded "
+        "or the driver failing (`is only supported by the open kernel modules, so the driver "
+        "fails to initialize`).",
         why="Without a loaded kernel module nvidia-smi cannot reach the driver, no container "
         "gets a GPU and CUDA finds no device; it is the driver installation, not the program "
         "or the container toolkit, that needs fixing. The usual cause is a kernel update that "

@@ -44,6 +44,10 @@ def _with_installed_cudnn(ctx: CheckContext, evidence: Evidence) -> list[Evidenc
     ][:3]
 
 
+# How the catalogue marks a cuDNN major read from a package's release (not its failure).
+_PACKAGE_RELEASE = "'s package)"
+
+
 class CudnnCudaMismatch(Rule):
     id = "SC301"
     name = "cudnn-cuda-mismatch"
@@ -52,8 +56,8 @@ class CudnnCudaMismatch(Rule):
     lowest = Severity.INFO  # a lookup of the unversioned libcudnn.so alone
     title = "cuDNN built for another CUDA major"
     doc = RuleDoc(
-        what="Compares the CUDA major of the cuDNN a PyTorch build would load (or that sits in "
-        "its environment as an nvidia-cudnn-cuXX wheel) with the CUDA major PyTorch is built for.",
+        what="Compares the CUDA major of the cuDNN a PyTorch build would load (or that sits in its "
+        "environment as an nvidia-cudnn-cuXX wheel) with the CUDA major PyTorch is built for.",
         why="A cuDNN for CUDA 11 cannot work with a CUDA 12 runtime (and 12 with 13): "
         "convolutions fail with `CUDNN_STATUS_NOT_INITIALIZED` or the library does not load. "
         "Also reported from what processes print when they meet the wrong cuDNN: PyTorch's "
@@ -67,11 +71,14 @@ class CudnnCudaMismatch(Rule):
         "`ldd`); PaddlePaddle's `The installed Paddle is compiled with CUDNN 7.6, but CUDNN "
         "version in your machine is 7.3` and `libcudnn v5 with header v7 unmatched`; ONNX "
         "Runtime's `Failed to create CUDAExecutionProvider. Require cuDNN 8.*` where only "
-        "another cuDNN major is shown installed, and its Windows `which depends on "
-        "\"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open CUDA library "
-        "libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The third-party dynamic "
-        "library (cudnn64_8.dll) that Paddle depends on is not configured correctly`; a cuDNN "
-        "library said missing in a report's words (`it will report lost of libcudnn.so.9`). "
+        "another cuDNN major is shown installed (and, as a warning, a GPU package of ONNX "
+        "Runtime 1.5-1.17, all built for cuDNN 8, named by its release beside only cuDNN 9: "
+        "its CUDA provider will not load and it runs on the CPU), and its Windows `which "
+        "depends on \"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open "
+        "CUDA library libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The "
+        "third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not "
+        "configured correctly`; a cuDNN library said missing in a report's words (`it will "
+        "report lost of libcudnn.so.9`). "
         "A program that looked only for the unversioned `libcudnn.so` (TensorFlow 0.8-0.9's "
         "`Couldn't open CUDA library libcudnn.so`) is advice: that name is the development "
         "package's symlink, absent from runtime images, so the failure is the build's lookup, "
@@ -159,11 +166,17 @@ class CudnnCudaMismatch(Rule):
             others = sorted(str(m) for m in installed - {wanted} if m is not None)
             if wanted is None or not others or wanted in installed:
                 continue
+            # A package's release (not its failure) names the major: the provider will not
+            # load and the program falls back to the CPU, a silent risk rather than a failure.
+            listed = _PACKAGE_RELEASE in (required.value or "")
             yield self.finding(
-                f"A program is built for cuDNN {wanted} and failed to load its GPU library, but "
-                f"only cuDNN {', '.join(others)} is installed: cuDNN majors are not "
-                "interchangeable.",
+                f"A program is built for cuDNN {wanted}"
+                + (f" {(required.value or '').partition(' ')[2]}" if listed else "")
+                + f", but only cuDNN {', '.join(others)} is installed: cuDNN majors are not "
+                "interchangeable"
+                + (", so its CUDA provider will not load (it runs on the CPU)." if listed else "."),
                 _with_installed_cudnn(ctx, required.evidence),
+                severity=Severity.WARNING if listed else None,
             )
 
 

@@ -357,7 +357,8 @@ class TorchMissingArch(Rule):
         "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
         "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
         "shows or the instance type's are all of other architectures: the build asks for a "
-        "GPU the machine does not hold).",
+        "GPU the machine does not hold; and where the report shows a driver older than the "
+        "toolkit's PTX, XLA's own warning or its serial-compilation workaround, SC102's case).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -382,7 +383,19 @@ class TorchMissingArch(Rule):
                 if torch not in ctx.torch_cuda_builds and torch.properties.get("cpu_only") != "yes":
                     yield from self._no_variant_fits(ctx, torch)
         failures = ctx.snapshot.observations("no-kernel-image")
-        if failures and not found:
+        linked = ctx.snapshot.observations("ptx-jit-limit")
+        if failures and not found and linked:
+            # XLA links PTX through the driver: from a toolkit newer than the driver that fails
+            # with the same words (SC102 names it), whatever the GPU's architecture.
+            yield self.finding(
+                "A CUDA kernel found no code for the GPU "
+                f"({(failures[0].value or 'no kernel image is available')[:120]}), where the "
+                f"report shows a driver older than the toolkit's PTX ({linked[0].value or ''}"
+                "): most likely the driver could not load that PTX, not a missing architecture.",
+                [*(o.evidence for o in failures[:1]), linked[0].evidence],
+                severity=Severity.INFO,
+            )
+        elif failures and not found:
             yield self.finding(
                 "A CUDA kernel found no code for the GPU "
                 f"({(failures[0].value or 'no kernel image is available')[:120]}): the build "
