@@ -19,7 +19,7 @@ from stackcheck.ingest.facts import (
     RunSpecFact,
     RuntimeFact,
 )
-from stackcheck.ingest.lines import clean, split_lines
+from stackcheck.ingest.lines import clean, sentence_at, sentences, split_lines
 from stackcheck.ingest.segment import segment
 from stackcheck.snapshot.model import ComponentName, RunSpec, Snapshot
 from tests.corpus import body
@@ -640,3 +640,19 @@ def test_a_row_of_dashes_alone_opens_no_ds_report() -> None:
     report = "DeepSpeed general environment info:\n" + "-" * 50 + "\ntorch version .... 2.1.0\n"
     formats = [p.segment.format.name for p in read_report(report, "ds.txt").segments]
     assert formats == ["ds_report"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It works on the A100. NCCL_P2P_DISABLE=1 was tried but did not help.",
+        # a full-width stop right before the words: no space, and the next sentence starts there
+        "在A100上可以运行。NCCL_P2P_DISABLE=1 was tried but did not help.",
+        "NCCL_P2P_DISABLE=1 was tried; it did not help\uff01Then it worked.",
+    ],
+)
+def test_sentence_at_is_the_sentence_sentences_gives(text: str) -> None:
+    start = text.index("NCCL_P2P_DISABLE")
+    end = start + len("NCCL_P2P_DISABLE=1")
+    holding = [s for s in sentences(text) if "NCCL_P2P_DISABLE" in s]
+    assert sentence_at(text, start, end) == holding[0]

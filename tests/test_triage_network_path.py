@@ -1897,3 +1897,17 @@ def test_a_list_of_settings_tried_without_success(matrix: Matrix) -> None:
         "I have tried the following:\n- NCCL_P2P_DISABLE=1\n",
     ):
         assert findings(matrix, text)["SC601"].severity is Severity.WARNING, text
+
+
+def test_no_nvlink_in_use_is_no_link_down_on_pcie_only_gpus(matrix: Matrix) -> None:
+    # azhpc-images#443's sentence; nvidia-smi -L lines written for this test. An L4 has no
+    # NVLink (the matrix's gpu_link: PCIe only), so PCIe between them is no link down.
+    said = "The 2 GPU were not using NVLink but communicating via PCIe.\n"
+    listed = "".join(
+        f"GPU {i}: NVIDIA {name} (UUID: GPU-5f0e7a52-7d3c-4f7e-9a0e-1b2c3d4e5f6{i})\n"
+        for i, name in enumerate(("L4", "L4"))
+    )
+    assert "SC1105" not in findings(matrix, listed + said)
+    nvlinked = listed.replace("L4", "A100-SXM4-80GB")
+    assert findings(matrix, nvlinked + said)["SC1105"].severity is Severity.WARNING
+    assert findings(matrix, said)["SC1105"].severity is Severity.WARNING  # no GPU shown

@@ -282,11 +282,16 @@ def sentences(text: str) -> list[str]:
 
 def sentence_at(text: str, start: int, end: int) -> str:
     """The sentence of ``text`` that holds ``text[start:end]``, as `sentences` splits them."""
-    begin = 0
-    for found in SENTENCE_BREAK.finditer(text, 0, start):
-        begin = found.end()
-    after = SENTENCE_BREAK.search(text, end)
-    return text[begin : after.start() if after else len(text)]
+    # Over the whole text: a search that stops at ``start`` cannot see past it, and misses the
+    # break right after a full-width stop (its lookahead wants a character beyond the stop).
+    begin, finish = 0, len(text)
+    for found in SENTENCE_BREAK.finditer(text):
+        if found.end() <= start:
+            begin = found.end()
+        elif found.start() >= end:
+            finish = found.start()
+            break
+    return text[begin:finish]
 
 
 def joined_line(first: Line, tail: Line, sep: str = " ") -> Line:

@@ -357,9 +357,10 @@ class MinorVersionCompatibility(Rule):
     @staticmethod
     def _fits(ctx: CheckContext) -> bool:
         """Whether a driver shown with its version fully supports every CUDA the text shows (the
-        limit then lies elsewhere)."""
+        limit then lies elsewhere). No CUDA shown is no toolkit the driver is known to reach:
+        the limit the report shows stands (not a vacuous fit)."""
         driver = ctx.driver
-        if driver is None or driver.version is None:
+        if driver is None or driver.version is None or not ctx.cuda_consumers:
             return False
         for consumer in ctx.cuda_consumers:
             _, full, _ = _needs(ctx, consumer)

@@ -139,7 +139,8 @@ class GpuXid(Rule):
         "unhealthy for an Xid (a warning), NVRM's `RmInitAdapter failed!` (a GPU the driver "
         "could not initialise: an error; advice where the report names the firmware's Above 4G "
         "Decoding or Resizable BAR, which a large-BAR GPU needs on; left to SC1327 where the "
-        "kernel module said it refuses the GPU), and nvidia-smi's `Unable to determine "
+        "report shows no NVIDIA kernel module can run the GPU: missing for the kernel, failed "
+        "to build, or refusing the GPU), and nvidia-smi's `Unable to determine "
         "the device handle ... Unknown Error` (a warning).",
         why="These codes mean the GPU's memory, PCIe link or NVLink failed. A job on it crashed "
         "or will; restarted on the same GPU without a reset it fails again, often hours into the "

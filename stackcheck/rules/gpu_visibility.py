@@ -61,12 +61,14 @@ class ContainerWithoutGpus(Rule):
         "(`pytorch-mnist`, no CUDA or GPU tag) and whose process saw no lack of a GPU is "
         "info: such examples also run on CPUs. "
         "Where the text only says the process ran in a container and saw no GPU, without the "
-        "command that started it, a warning names the likely cause; so does a sentence that "
+        "command that started it, a warning names the likely cause (not where only the "
+        "container toolkit's own hook failed: it runs only for a container given GPUs); so "
+        "does a sentence that "
         "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
         "by podman-compose older than 1.2.0 (or of no stated version) is a warning: it ignores "
         "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
         "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
-        "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. So is "
+        "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. "
         "A Singularity or Apptainer command without `--nv` or `--nvccli` is a GPU request "
         "missing too (an error where a process then saw no GPU, a warning for a GPU image). So "
         "is `NVIDIA_DRIVER_CAPABILITIES` set without "
@@ -250,7 +252,7 @@ class ContainerWithoutGpus(Rule):
         snapshot = ctx.snapshot
         if not (unavailable and snapshot.platform.container) or snapshot.run_specs:
             return
-        if all((o.value or "").startswith("nvidia-container-cli") for o in unavailable):
+        if all(_toolkit_hook(o) for o in unavailable):
             return  # the toolkit's hook runs only for a container given GPUs: one was asked for
         cpu_only = any(
             t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
@@ -319,9 +321,7 @@ class NoGpuVisible(Rule):
         "such a machine prints (NVML's `Unknown Error`, the container toolkit's errors, "
         "`No CUDA GPUs are available`); with none of these it is a warning (a CPU node or a CI "
         "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
-        "runtime has no GPU until one is chosen. The container toolkit's hook failing (its "
-        "`nvidia-container-cli` errors) where the report says the machine has no GPU is info: "
-        "a GPU container placed on a CPU machine. After NVRM's `RmInitAdapter failed` where "
+        "runtime has no GPU until one is chosen. After NVRM's `RmInitAdapter failed` where "
         "the report names the firmware's Above 4G Decoding or Resizable BAR, it is advice to "
         "enable them (a platform setting, not the stack).",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
@@ -487,10 +487,16 @@ def _gpu_meant(ctx: CheckContext) -> bool:
 _HIDES_ALL = frozenset({"", "-1"})
 
 
+def _toolkit_hook(said: Observation) -> bool:
+    """Whether the container toolkit's own hook (`nvidia-container-cli`, which names itself at the
+    start of every message) said it: it runs before any process of the container, and only for
+    a container given GPUs."""
+    return (said.value or "").startswith("nvidia-container-cli")
+
+
 def _host_refused(failed: list[Observation]) -> bool:
-    """Whether the container toolkit itself (`nvidia-container-cli`, which names itself in every
-    message) found no GPU or driver on the host, before any process in the container ran."""
-    return any("nvidia-container-cli" in (o.value or "") for o in failed)
+    """Whether the container toolkit itself found no GPU or driver on the host."""
+    return any(_toolkit_hook(o) for o in failed)
 
 
 def _no_nvidia_gpu_there(ctx: CheckContext) -> tuple[str, Evidence] | None:

@@ -20,6 +20,13 @@ DCGM_EXPECTED = (
 )
 
 
+def _pcie_only(ctx: CheckContext) -> bool:
+    """Whether GPUs are shown and the matrix knows each for a PCIe-only model (an L4, a T4):
+    they have no NVLink that a report could find down."""
+    links = [ctx.matrix.gpu_link(gpu.name) for gpu in ctx.gpus]
+    return bool(links) and all(link is not None and link.nvlink_links is None for link in links)
+
+
 class NvlinkDown(Rule):
     id = "SC1105"
     name = "nvlink-down"
@@ -34,7 +41,8 @@ class NvlinkDown(Rule):
         "instance type whose GPUs share an NVLink domain, or where NVSwitches are on the bus; "
         "and NCCL's `P2P is disabled between NVLINK connected GPUs` (CUDA refuses peer access "
         "over a link NCCL found), an error: NCCL stops there; and a report's sentence saying an "
-        "NVLink is down (a warning).",
+        "NVLink is down or unused (a warning; not where every GPU shown is a model the matrix "
+        "knows for PCIe only, an L4 or a T4, which has no NVLink).",
         why="Each H100 link carries 50 GB/s of the GPU's 900 GB/s; a GPU with links down talks "
         "to its peers at a fraction of that, and NCCL's rings and trees through it slow the "
         "whole node's collectives. Nothing fails.",
@@ -57,6 +65,8 @@ class NvlinkDown(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         for said in ctx.snapshot.observations("nvlink-down-stated")[:1]:
+            if _pcie_only(ctx):
+                break  # "not using NVLink but PCIe" is what such GPUs do: no link to be down
             yield self.finding(
                 f"The report says {said.value}: that GPU's peers are reached at a fraction of "
                 "the bandwidth, and NCCL releases before 2.12.7 could corrupt data with LL128 "

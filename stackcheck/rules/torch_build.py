@@ -351,14 +351,16 @@ class TorchMissingArch(Rule):
         "carries the GPU's architecture: a warning; TensorFlow's `not built with CUDA kernel "
         "binaries compatible with compute capability X`, PTX only: a warning); "
         "reads `no kernel image is available` (and NCCL's `Cuda failure 'named symbol not "
-        "found'`, what a library without the GPU's kernels gives under lazy loading), and "
+        "found'`, what a library without the GPU's kernels gives under lazy loading; advice, "
+        "`info`, where the report shows a driver older than the toolkit's PTX, XLA's own "
+        "warning or its serial-compilation workaround: SC102's case, not a missing "
+        "architecture), and "
         "nvcc's `Unsupported gpu architecture "
         "'compute_86'`, ptxas' `Value 'sm_120' is not defined for option 'gpu-name'` and "
         "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
         "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
         "shows or the instance type's are all of other architectures: the build asks for a "
-        "GPU the machine does not hold; and where the report shows a driver older than the "
-        "toolkit's PTX, XLA's own warning or its serial-compilation workaround, SC102's case).",
+        "GPU the machine does not hold).",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
