@@ -15,7 +15,7 @@ CUDNN_8 = "nvidia-cudnn-cu12        8.9.2.26\n"
 
 def required(text: str) -> list[str]:
     snapshot = read_report(text, "pasted").snapshot
-    return [o.value or "" for o in snapshot.observations("cudnn-required")]
+    return [o.value or "" for o in snapshot.observations("cudnn-built-for")]
 
 
 def test_each_shape_of_a_cudnn8_release_is_read() -> None:

@@ -44,9 +44,6 @@ def _with_installed_cudnn(ctx: CheckContext, evidence: Evidence) -> list[Evidenc
     ][:3]
 
 
-# How the catalogue marks a cuDNN major read from a package's release (not its failure).
-_PACKAGE_RELEASE = "'s package)"
-
 
 class CudnnCudaMismatch(Rule):
     id = "SC301"
@@ -159,7 +156,7 @@ class CudnnCudaMismatch(Rule):
                 "built for is not installed or not on the library path.",
                 _with_installed_cudnn(ctx, missing.evidence),
             )
-        for required in ctx.snapshot.observations("cudnn-required"):
+        for required in ctx.snapshot.observations("cudnn-required", "cudnn-built-for"):
             # The program names its build's cuDNN after failing for any missing dependency:
             # only another major installed makes cuDNN the cause.
             wanted = versions.major(required.value or "")
@@ -168,7 +165,7 @@ class CudnnCudaMismatch(Rule):
                 continue
             # A package's release (not its failure) names the major: the provider will not
             # load and the program falls back to the CPU, a silent risk rather than a failure.
-            listed = _PACKAGE_RELEASE in (required.value or "")
+            listed = required.kind == "cudnn-built-for"
             yield self.finding(
                 f"A program is built for cuDNN {wanted}"
                 + (f" {(required.value or '').partition(' ')[2]}" if listed else "")
