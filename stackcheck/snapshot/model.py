@@ -445,7 +445,7 @@ ObservationKind = Literal[
     "mpi-rank-signalled",  # mpirun saw a rank end on a signal (value: "rank 3: signal 11 (...)")
     "libfabric-unreleased",  # a report builds or runs libfabric's master or a release candidate
     "ptx-jit-limit",  # the driver's PTX JIT met PTX from a newer toolkit (XLA said so, or its fix)
-    "cudnn-built-for",  # a package's release says the cuDNN major it is built for (value: "8 (...)")
+    "cudnn-built-for",  # a package release names the cuDNN major it is built for (value: "8 (…)")
 ]
 
 
