@@ -299,6 +299,7 @@ def joined_line(first: Line, tail: Line, sep: str = " ") -> Line:
     return Line(first.number, first.raw, f"{first.text.rstrip()}{sep}{tail.text.strip()}")
 
 
+WRAP_MIN = 60  # a line this long may have been wrapped by a browser
 HARD_WRAP_MIN = 60  # narrower lines of equal length are more likely a table than a terminal
 
 

@@ -29,7 +29,7 @@ from stackcheck.ingest.facts import (
     toolkit_fact,
 )
 from stackcheck.ingest.hardware import GpuHealthFact, XidFact
-from stackcheck.ingest.lines import Line, hard_wrapped, joined_line
+from stackcheck.ingest.lines import WRAP_MIN, Line, hard_wrapped, joined_line
 from stackcheck.snapshot.hardware import GpuHealth, normalise_bus_id
 from stackcheck.snapshot.model import ComponentName, ObservationKind
 
@@ -391,7 +391,6 @@ def line_facts(line: Line) -> list[Fact]:
 
 
 WRAP_WINDOW = 3  # a browser or a mail client wraps a quoted message over two or three lines
-WRAP_MIN = 60  # a line this long may have been wrapped by a browser (as formats.base says it)
 
 
 def paragraph_facts(lines: Sequence[Line]) -> list[Fact]:

@@ -323,16 +323,32 @@ class MinorVersionCompatibility(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         met = ctx.snapshot.observations("ptx-jit-limit")
-        driver = ctx.driver
         found = False
-        for consumer in ctx.cuda_consumers if driver is not None else []:
+        if ctx.driver is not None:
+            for finding in self._within_compatibility(ctx, ctx.driver, met):
+                found = True
+                yield finding
+        if met and not found and not self._fits(ctx):
+            yield self.finding(
+                "The report shows a driver older than the CUDA toolkit that compiled the PTX "
+                f"({(met[0].value or '')[:120]}): the driver cannot JIT or link that toolkit's "
+                "PTX under minor-version compatibility.",
+                [o.evidence for o in met[:2]],
+                severity=Severity.WARNING,
+            )
+
+    def _within_compatibility(
+        self, ctx: CheckContext, driver: Installation, met: list[Observation]
+    ) -> Iterator[Finding]:
+        """Each CUDA consumer the driver runs through minor-version compatibility only; a
+        warning where the report shows the limit met (PTX the driver cannot JIT or link)."""
+        for consumer in ctx.cuda_consumers:
             floor, full, _ = _needs(ctx, consumer)
-            if floor is None or full is None or driver is None:
+            if floor is None or full is None:
                 continue
             if ctx.version_at_least(driver.version, floor) and not ctx.version_at_least(
                 driver.version, full
             ):
-                found = True
                 said = (
                     f"; the report shows its limit met ({(met[0].value or '')[:100]})"
                     if met
@@ -345,14 +361,6 @@ class MinorVersionCompatibility(Rule):
                     [*driver.evidence, *consumer.evidence, *(o.evidence for o in met[:1])],
                     severity=Severity.WARNING if met else Severity.INFO,
                 )
-        if met and not found and not self._fits(ctx):
-            yield self.finding(
-                "The report shows a driver older than the CUDA toolkit that compiled the PTX "
-                f"({(met[0].value or '')[:120]}): the driver cannot JIT or link that toolkit's "
-                "PTX under minor-version compatibility.",
-                [o.evidence for o in met[:2]],
-                severity=Severity.WARNING,
-            )
 
     @staticmethod
     def _fits(ctx: CheckContext) -> bool:

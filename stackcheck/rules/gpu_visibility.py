@@ -391,6 +391,9 @@ class NoGpuVisible(Rule):
         hosted = ctx.snapshot.observations("notebook-hosted")
         shown = held or asked
         meant = shown or _gpu_meant(ctx)
+        # Nothing shows a GPU here, and no container was asked for one, or the toolkit's hook
+        # found none on the host itself (a GPU request does not put a GPU in a machine).
+        gpu_less = not held and (not asked or _host_refused(failed))
         evidence = [o.evidence for o in seen[:2]]
         hidden = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
         if hidden is not None and hidden.value.strip("'\"") in _HIDES_ALL:
@@ -417,7 +420,7 @@ class NoGpuVisible(Rule):
                 "machine without an NVIDIA GPU; "
                 "where there is one, its driver is not loaded or not visible to the process."
             )
-        elif cpu and not held and (not asked or _host_refused(failed)):
+        elif cpu and gpu_less:
             # The toolkit's hook found no driver on the host itself: a GPU request does not put
             # a GPU in a machine the report says has none (a scheduler placing a GPU image on a
             # CPU instance). A process in a container that merely saw none may lack a request.
@@ -427,11 +430,7 @@ class NoGpuVisible(Rule):
                 "path (e.g. `torch.cuda.is_available()` before `.cuda()`)."
             )
             evidence.append(cpu[0].evidence)
-        elif (
-            not held
-            and (not asked or _host_refused(failed))
-            and (absent := _no_nvidia_gpu_there(ctx))
-        ):
+        elif gpu_less and (absent := _no_nvidia_gpu_there(ctx)):
             said_absent, absent_evidence = absent
             message = (
                 f"The process found no GPU or no NVIDIA driver ({said}), and {said_absent}: no "

@@ -44,7 +44,6 @@ def _with_installed_cudnn(ctx: CheckContext, evidence: Evidence) -> list[Evidenc
     ][:3]
 
 
-
 class CudnnCudaMismatch(Rule):
     id = "SC301"
     name = "cudnn-cuda-mismatch"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from stackcheck.ingest.facts import Fact
-from stackcheck.ingest.lines import Line
+from stackcheck.ingest.lines import WRAP_MIN, Line
 from stackcheck.ingest.signatures import needles_of
 
 # Each anchor's literal words, one of which every line it matches holds: segmenting asks every
@@ -77,7 +77,6 @@ class Format(ABC):
         leaves out."""
 
 
-WRAP_MIN = 60  # a line this long may have been wrapped by a browser
 # A wrapped tail is a fragment of the line before, not the start of a sentence ("Getting this").
 _SENTENCE = re.compile(r"^\s*[A-Z][a-z]{1,20}(?: [a-z']{1,20}){2,}.{0,300}[.?!:]\s*$")
 

@@ -438,23 +438,26 @@ _NVLINK_NOT_UP = re.compile(
 
 # MIG named as the GPUs' state: "MIG is enabled on ...", "in MIG mode", "the configuration for
 # MIG", "MIG instances"; the word in upper case or capitalised ("MiG mode", "Mig instances"), not
-# a lower-case substring.
+# a lower-case substring (<M> below).
+_MIG_WORD = r"M(?:IG|iG|ig)"
 _MIG = re.compile(
-    r"\bM(?:IG|iG|ig)(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated|used|in\suse)|"
-    r"enabled|configured|activated)\b|"
-    r"\b(?:in|with|under|into)\sM(?:IG|iG|ig)\smode\b|\bconfiguration\sfor\sM(?:IG|iG|ig)\b|"
-    # "the MIG mode of A100 GPU is enabled"; "turn on mig", "turn mig on a device" (any case)
-    r"\bM(?:IG|iG|ig)[-\s]mode\sof\s(?:the\s|an?\s|all\s)?(?:[\w-]{1,20}\s){0,3}?(?:GPUs?|cards?|devices?)\s"
-    r"(?:is|was|are|were)\s(?:enabled|on)\b|"
-    r"\b(?i:turn(?:s|ed|ing)?\son\s(?:the\s)?mig|turn(?:s|ed|ing)?\s(?:the\s)?mig(?:\smode)?\son)\b|"
-    r"\b(?i:I|we|they|had|have|has|was|were)\s(?:\w{1,12}\s)?enabled\s(?:the\s)?M(?:IG|iG|ig)\b|"
-    r"\bM(?:IG|iG|ig)[-\s](?:enabled|partitioned)\b|"
-    # "any partitioned Nvidia A100 card": only a MIG-capable GPU is partitioned (MIG is how)
-    r"\b(?i:partitioned)\s(?:(?i:nvidia)\s)?(?:A100|A30|H100|H200|H800|H20|B200|B300|GB200)\b|"
-    r"\bM(?:IG|iG|ig)\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
-    # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
-    r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\sM(?:IG|iG|ig)\b"
-    r"(?![-\w]|\s(?:mode\s)?(?:disabled|off)\b)"
+    (
+        r"\b<M>(?:[-\s]mode)?\s(?:(?:is|was|are)\s(?:enabled|on|configured|activated|used|in\suse)|"
+        r"enabled|configured|activated)\b|"
+        r"\b(?:in|with|under|into)\s<M>\smode\b|\bconfiguration\sfor\s<M>\b|"
+        # "the MIG mode of A100 GPU is enabled"; "turn on mig", "turn mig on a device" (any case)
+        r"\b<M>[-\s]mode\sof\s(?:the\s|an?\s|all\s)?(?:[\w-]{1,20}\s){0,3}?(?:GPUs?|cards?|devices?)\s"
+        r"(?:is|was|are|were)\s(?:enabled|on)\b|"
+        r"\b(?i:turn(?:s|ed|ing)?\son\s(?:the\s)?mig|turn(?:s|ed|ing)?\s(?:the\s)?mig(?:\smode)?\son)\b|"
+        r"\b(?i:I|we|they|had|have|has|was|were)\s(?:\w{1,12}\s)?enabled\s(?:the\s)?<M>\b|"
+        r"\b<M>[-\s](?:enabled|partitioned)\b|"
+        # "any partitioned Nvidia A100 card": only a MIG-capable GPU is partitioned (MIG is how)
+        r"\b(?i:partitioned)\s(?:(?i:nvidia)\s)?(?:A100|A30|H100|H200|H800|H20|B200|B300|GB200)\b|"
+        r"\b<M>\s(?:GPU\s|compute\s)?(?:instances?|slices?|partitions?)\b|"
+        # "trying to use NCCL with MIG", "running DDP on MIG" (not "with MIG disabled")
+        r"\b(?i:use|using|used|run|running|train|training)\s(?:[\w-]+\s){0,3}?(?:with|on|over)\s<M>\b"
+        r"(?![-\w]|\s(?:mode\s)?(?:disabled|off)\b)"
+    ).replace("<M>", _MIG_WORD)
 )
 
 
