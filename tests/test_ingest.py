@@ -226,6 +226,42 @@ def test_plugin_absent_versus_plugin_broken() -> None:
     assert [o.value for o in broken.observations("libfabric-symbol-missing")] == ["FABRIC_1.7"]
 
 
+# NCCL quotes the loader's "cannot open shared object file" for libraries that are not the net
+# plugin's: lines built from the format strings at NVIDIA/nccl v2.19.3-1 src/misc/tuner.cc:41,
+# v2.30.7-1 src/plugin/plugin_open.cc (tryOpenLibCheck), v2.18.5-1 src/misc/cudawrap.cc:179,
+# v2.30.7-1 src/os/linux.cc:615 and src/misc/gdrwrap.cc:73.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "h:1:1 [0] NCCL INFO Tuner: plugin load 'libnccl-tuner.so' returned error (2 : "
+        "libnccl-tuner.so: cannot open shared object file: No such file or directory), "
+        "using default tuner instead.",
+        "h:1:1 [0] NCCL INFO TUNER/Plugin: libnccl-tuner-ofi.so: cannot open shared object "
+        "file: No such file or directory",
+        "h:1:1 [0] NCCL INFO PROFILER/Plugin: libnccl-profiler-inspector.so: cannot open "
+        "shared object file: No such file or directory",
+        "h:1:1 [0] misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library libcuda.so "
+        "(NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or "
+        "directory",
+        "h:1:1 [0] NCCL WARN Failed to open libnvidia-ml.so.1: libnvidia-ml.so.1: cannot open "
+        "shared object file: No such file or directory",
+        "h:1:1 [0] misc/gdrwrap.cc:73 NCCL WARN Failed to open libgdrapi.so - libgdrapi.so: "
+        "cannot open shared object file: No such file or directory",
+    ],
+)
+def test_other_nccl_libraries_not_found_are_not_the_net_plugin(line: str) -> None:
+    assert not snapshot_of(line).observations("net-plugin-failed", "net-plugin-missing")
+
+
+def test_net_plugin_dependency_not_found_is_still_read() -> None:
+    line = (
+        "h:1:1 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libhwloc.so.15: cannot open "
+        "shared object file: No such file or directory : when loading libnccl-net.so"
+    )
+    failed = snapshot_of(line).observations("net-plugin-failed")
+    assert "libhwloc.so.15 cannot be opened" in {o.value for o in failed}
+
+
 def test_ofi_warning_names_the_instance() -> None:
     snapshot = snapshot_of(body("041"))
     assert snapshot.instance.type == "p4d.24xlarge"
