@@ -587,6 +587,15 @@ def test_nccl_stated_in_a_sentence_or_a_list_item() -> None:
     assert not _nccl_stated("* NCCL 2.19+")
     assert not _nccl_stated("the bugfix is not in the [nccl2.1.15 docs](https://docs.nvidia.com/)")
     assert _nccl_stated("6. NCCL version:2.7.8") == ["2.7.8"]
+    # A sentence's full stop after the number (1569: PyTorch's wheel named for NCCL).
+    assert _nccl_stated("We run NCCL 2.18.5.") == ["2.18.5"]
+    stated = (
+        "It seems related to the NCCL library, the current version of nvidia-nccl-cu12 is 2.21.5."
+    )
+    assert _nccl_stated(stated) == ["2.21.5"]
+    assert _nccl_stated(body("1569")) == ["2.21.5"]
+    assert not _nccl_stated("We run NCCL 2.18.5.1 here")
+    assert not _nccl_stated("vLLM is using nccl==2.28.9")  # a pin in a log, not prose's shape
     # PyTorch's error names the NCCL loaded, which the catalogue reads (an observation).
     error = (
         "DistBackendError: NCCL error in: NCCLUtils.hpp:219, invalid argument, NCCL version 2.14.3"

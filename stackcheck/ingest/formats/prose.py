@@ -798,13 +798,15 @@ def container_stated(line: Line) -> list[Fact]:
 
 
 # NCCL named with its version ("NCCL 2.10.3", "nccl version 2.19.1", "Failing NCCL runtime:
-# 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets); a word between NCCL and the number
-# ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in use, nor is a name
-# that ends in nccl ("aws-ofi-nccl 1.7.1", "AWS OFI NCCL Version: 1.14.0", "libnccl"), a range
-# ("NCCL 2.19+") or a name run into its number (a docs link's "nccl2.1.15").
+# 2.26.2+cuda12.2", "nccl 2.13" in full-width brackets), or by PyTorch's wheel of it ("the
+# current version of nvidia-nccl-cu12 is 2.21.5."); a pin ("nccl==2.28.9") is not; a word between
+# NCCL and the number ("NCCL before 2.29.3", "nccl-tests 2.13") is not a statement of the one in
+# use, nor is a name that ends in nccl ("aws-ofi-nccl 1.7.1", "AWS OFI NCCL Version: 1.14.0",
+# "libnccl"), a range ("NCCL 2.19+") or a name run into its number (a docs link's "nccl2.1.15").
 _NCCL = re.compile(
-    r"(?<![\w-])(?<!ofi\s)nccl(?:\s(?:version|runtime|library))?(?:\s(?:is|was))?"
-    r"(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?(?:\+cuda\d{1,2}\.\d)?(?![\w.+])",
+    r"(?<![\w-])(?<!ofi\s)(?:nccl|nvidia-nccl-cu1\d)(?:\s(?:version|runtime|library))?"
+    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?"
+    r"(?:\+cuda\d{1,2}\.\d)?(?![\w+]|\.\w)",  # a sentence's full stop may follow
     re.IGNORECASE,
 )
 # NCCL's package version, alone ("Libraries: `2.25.1-1+cuda12.8`", NVIDIA/TensorRT-LLM#4238):
@@ -836,7 +838,7 @@ _WORKS = re.compile(
 # aws-ofi-nccl=1.7.4") is not the one in use.
 _OFI_NCCL = re.compile(
     r"(?<![\w-])`?(?:aws-ofi-nccl|aws\sofi\snccl|ofi-nccl|nccl-ofi)`?(?:\s(?:plugin|version))?"
-    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w.+])",
+    r"(?:\s(?:is|was))?(?:\s|\s?[:=]\s?)v?(\d\.\d{1,2}\.\d{1,2})(?:-aws)?(?![\w+]|\.\w)",
     re.IGNORECASE,
 )
 _FIX_WORD = re.compile(
