@@ -262,6 +262,17 @@ def test_net_plugin_dependency_not_found_is_still_read() -> None:
     assert "libhwloc.so.15 cannot be opened" in {o.value for o in failed}
 
 
+def test_ofi_plugin_states_the_drivers_cuda() -> None:
+    """aws-ofi-nccl 1.8-1.12 print `Using CUDA driver version 12020` (the corpus's 022,
+    aws/aws-ofi-nccl#803), 1.13 on add `with runtime N` (src/nccl_ofi_cuda.cpp's format)."""
+    for line, cuda in (
+        ("6f2d8a82d208:1287:1328 [0] NCCL INFO NET/OFI Using CUDA driver version 12020", "12.2"),
+        ("h:1:1 [0] NCCL INFO NET/OFI Using CUDA driver version 12080 with runtime 12060", "12.8"),
+    ):
+        driver = snapshot_of(line).installations(ComponentName.DRIVER)
+        assert [(n.version, n.cuda) for n in driver] == [(None, cuda)]
+
+
 def test_ofi_warning_names_the_instance() -> None:
     snapshot = snapshot_of(body("041"))
     assert snapshot.instance.type == "p4d.24xlarge"
