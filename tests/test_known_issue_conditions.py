@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from stackcheck.check.engine import check
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix, MatrixIndex
 from stackcheck.matrix.conditions import conditions_met, reported_for
 from stackcheck.matrix.models import KnownIssue
@@ -108,3 +110,26 @@ def test_an_observed_condition_needs_what_the_stack_printed(matrix: Matrix) -> N
     both = {"net-plugin-failed": [*other["net-plugin-failed"], *printed["net-plugin-failed"]]}
     met = conditions_met(cudart, (), None, _installed({}), str, None, lambda k: both.get(k, []))
     assert met is not None and met.observed == (("net-plugin-failed", 1),)
+
+
+def test_a_failed_rendezvous_is_not_a_failed_collective_of_nccls(matrix: Matrix) -> None:
+    """NCCL 2.28.3-2.29.1's known issue asks for a collective that failed (or a hang); a
+    TCPStore client timing out before any communicator (lllyasviel/ControlNet#382's text) is the
+    rendezvous, not NCCL, while PyTorch's watchdog timeout still is a collective's."""
+
+    def nccl_issues(text: str) -> list[str]:
+        findings = check(read_report(text, "report.txt").snapshot, matrix).findings
+        return [f.id for f in findings if f.id == "SC311"]
+
+    nccl = "NCCL version 2.28.9+cuda12.9\n"
+    rendezvous = (
+        "TimeoutError: The client socket has timed out after 1800s while trying to connect to "
+        "(127.0.0.1, 48391).\n"
+    )
+    watchdog = (
+        "[E ProcessGroupNCCL.cpp:475] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran "
+        "for 1800226 milliseconds before timing out.\n"
+    )
+    assert not nccl_issues(nccl + rendezvous)
+    assert nccl_issues(nccl + watchdog) == ["SC311"]
