@@ -944,7 +944,8 @@ class _Stated:
 
 
 def _prose_torch(line: Line, version: str) -> Fact:
-    torch = torch_fact(line, version)
+    # "PyTorch 2.8.0 + cu129": the build tag written apart from the release
+    torch = torch_fact(line, version.replace(" ", ""))
     torch.properties["stated"] = "prose"
     return torch
 
@@ -968,10 +969,10 @@ def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
 # "/" after a number is a list's separator ("CUDA: 9.0/cuDNN: 7.0"), after a word a path's.
 _WORD = r"(?<![\w.+-])(?<!\D/)"
 _STATED = (
-    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3")
+    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3", "2.8.0 + cu129")
     _Stated(
         rf"{_WORD}(?:py)?torch",
-        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
+        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\s?\+\s?(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
         r"(?![a-zA-Z0-9+]|\.\d)",
         _prose_torch,
     ),

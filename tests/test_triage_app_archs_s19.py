@@ -1,0 +1,95 @@
+"""Triage readings of applications that state a GPU their build or release cannot run on
+(Ollama's minimum compute capability, ggml's cuBLAS call on a Maxwell card, TensorRT's
+'Unsupported SM'), of PyTorch's wheel named in an environment list beside the GPU, and of
+programs that refuse a feature the GPU lacks by design (FP8): recognised, no warning or error.
+Texts from the seventeenth split's reports (tests/data/reports, sources cited there) and the
+other shapes the same messages take in the tools' other releases."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def test_applications_refusing_or_failing_on_the_gpus_architecture_are_errors(
+    matrix: Matrix,
+) -> None:
+    for said in (
+        # Ollama 0.1.18-0.1.2x, and 0.1.3x on (the GPU's index before it, no fallback words)
+        "2024/01/14 19:50:06 gpu.go:138: CUDA GPU is too old. Falling back to CPU mode. "
+        "Compute Capability detected: 5.2",
+        'time=2024-05-01T10:00:00.000Z level=INFO source=gpu.go:221 msg="[0] CUDA GPU is too '
+        'old. Compute Capability detected: 3.5"',
+        "cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported",
+        "cuBLAS error 15 at /go/src/github.com/jmorganca/ollama/llm/llama.cpp/ggml-cuda.cu:7956",
+        # TensorRT 7.x and 8.x
+        "INTERNAL_ERROR: Assertion failed: Unsupported SM.",
+        "ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 "
+        "(Unsupported SM.)",
+        "[TRT] [E] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error "
+        "(Unsupported SM: 0x809)",
+    ):
+        assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
+    # cuBLAS's status outside ggml names no architecture
+    assert "SC202" not in findings(
+        matrix, "cuBLAS error 15: the requested functionality is not supported\n"
+    )
+
+
+def test_ggml_names_each_gpu_with_its_capability(matrix: Matrix) -> None:
+    for said in (
+        "  Device 0: Tesla K80, compute capability 3.7",
+        "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes",
+    ):
+        triage = read_report(said + "\n", "pasted")
+        assert triage.recognised
+        assert [g.compute_capability for g in triage.snapshot.gpus.devices] == [
+            said.split("capability ")[1][:3]
+        ]
+        assert not findings(matrix, said + "\n")
+
+
+def test_a_pytorch_wheel_listed_beside_a_pascal_card_lacks_its_arch(matrix: Matrix) -> None:
+    """PyTorch 2.8's cu128/cu129 wheels start at sm_70; cu126 keeps Pascal."""
+    for text in (
+        "- NVIDIA GeForce GTX 1080 Ti\n- Windows 10\n- 2.8.0+cu128\n",
+        "**Setup:** i7-8750H, GTX 1070, 16 GB RAM.  \n**Versions:** PyTorch 2.8.0 + cu129  \n",
+    ):
+        assert findings(matrix, text).get("SC202") is Severity.ERROR, text
+    assert "SC202" not in findings(
+        matrix, "- NVIDIA GeForce GTX 1080 Ti\n- Windows 10\n- 2.8.0+cu126\n"
+    )
+    # torchvision's version alone is no PyTorch; a GPU in a sentence's middle is not a list item
+    assert not read_report("- 0.23.0+cu128\n", "pasted").facts
+    assert not read_report(
+        "The GTX 1080 Ti of a friend works, mine fails\n", "pasted"
+    ).snapshot.gpus.devices
+
+
+def test_fp8_refused_on_an_older_gpu_is_recognised_and_healthy(matrix: Matrix) -> None:
+    for said in (
+        "[09/11/2024-21:49:27] [E] Error[9]: IBuilder::buildSerializedNetwork: Error Code 9: "
+        "API Usage Error (Networks with FP8 Q/DQ layers require hardware with FP8 support.)",
+        "[04/09/2024-16:26:41] [TRT] [E] 9: [standardEngineBuilder.cpp::buildEngine::2266] "
+        "Error Code 9: Internal Error (Networks with FP8 precision require hardware with FP8 "
+        "support.)",
+        "ValueError: The quantization method fp8 is not supported for the current GPU. Minimum "
+        "capability: 90. Current capability: 86.",
+        "ValueError: The quantization method gptq_marlin is not supported for the current GPU. "
+        "Minimum capability: 80. Current capability: 75.",
+    ):
+        triage = read_report(said + "\n", "pasted")
+        assert triage.recognised, said
+        assert "gpu-feature-unsupported" in {o.kind for o in triage.snapshot.observed}
+        assert not {
+            f.id
+            for f in check(triage.snapshot, matrix).findings
+            if f.severity in (Severity.ERROR, Severity.WARNING)
+        }, said
