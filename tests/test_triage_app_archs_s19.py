@@ -99,3 +99,32 @@ def test_fp8_refused_on_an_older_gpu_is_recognised_and_healthy(matrix: Matrix) -
         assert "gpu-feature-unsupported" in {o.kind for o in triage.snapshot.observed}
         found = {f.id: f.severity for f in check(triage.snapshot, matrix).findings}
         assert found == {"SC202": Severity.INFO}, said
+
+
+def test_tensorflow_names_a_gpu_below_its_binaries_minimum(matrix: Matrix) -> None:
+    """TensorFlow's released binaries start at compute capability 3.5 (tensorflow#27840)."""
+    for said in (
+        "name: Quadro K4200 major: 3 minor: 0 memoryClockRate(GHz): 0.784",
+        "pciBusID: 0000:01:00.0 name: GeForce GTX 680 computeCapability: 3.0",
+    ):
+        assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
+    for said in (
+        "name: Tesla K80 major: 3 minor: 7 memoryClockRate(GHz): 0.8235",
+        "pciBusID: 0000:01:00.0 name: GeForce RTX 2070 computeCapability: 7.5",
+    ):
+        assert "SC202" not in findings(matrix, said + "\n"), said
+
+
+def test_an_install_said_to_put_the_cpu_build_in_place(matrix: Matrix) -> None:
+    """Comfy-Org/ComfyUI#8484: an update script that reinstalls the CPU build of torch."""
+    for said in (
+        "by default, the original torch dependencies will be uninstalled and only the CPU "
+        "version will be reinstalled.",
+        "The update script reinstalls the CPU version of torch.",
+    ):
+        assert findings(matrix, said + "\n").get("SC201") is Severity.ERROR, said
+    for said in (
+        "Is the CPU version installed?",
+        "If the CPU version is installed, reinstall the CUDA one.",
+    ):
+        assert "SC201" not in findings(matrix, said + "\n"), said
