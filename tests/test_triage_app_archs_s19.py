@@ -128,3 +128,18 @@ def test_an_install_said_to_put_the_cpu_build_in_place(matrix: Matrix) -> None:
         "If the CPU version is installed, reinstall the CUDA one.",
     ):
         assert "SC201" not in findings(matrix, said + "\n"), said
+
+
+def test_xformers_finding_a_cpu_pytorch_is_a_cpu_build(matrix: Matrix) -> None:
+    """open-mmlab/PIA#30: xFormers built for cu121 found 2.1.2+cpu; a Mac's untagged wheel or
+    another CUDA build is no CPU build."""
+    text = (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)\n"
+    )
+    assert findings(matrix, text).get("SC201") is Severity.ERROR
+    for said in (
+        "    PyTorch 2.0.1 with CUDA 1106 (you have 2.0.1)",
+        "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)",
+    ):
+        assert "SC201" not in findings(matrix, said + "\n"), said
