@@ -93,6 +93,9 @@ def test_fp8_refused_on_an_older_gpu_is_recognised_and_healthy(matrix: Matrix) -
         "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
         "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to "
         "float16.",
+        "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
+        'ValueError("type fp8e4nv not supported in this architecture. The supported fp8 dtypes '
+        "are ('fp8e4b15', 'fp8e5')\")",
     ):
         triage = read_report(said + "\n", "pasted")
         assert triage.recognised, said
