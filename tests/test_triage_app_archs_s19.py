@@ -146,3 +146,13 @@ def test_xformers_finding_a_cpu_pytorch_is_a_cpu_build(matrix: Matrix) -> None:
         "    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cu118)",
     ):
         assert "SC201" not in findings(matrix, said + "\n"), said
+
+
+def test_an_arch_list_quoted_for_pytorch_is_its_builds(matrix: Matrix) -> None:
+    """pytorch/pytorch#95648: a list without sm_89 still runs on an sm_89 GPU (sm_86 code)."""
+    said = 'pytorch says it supports "sm_37 sm_50 sm_60 sm_70 sm_80 sm_86 sm_90"'
+    assert read_report(said + "\n", "pasted").recognised
+    assert not findings(matrix, said + "\n")
+    assert "SC202" not in findings(matrix, said + "\nI have a GeForce RTX 4090.\n")
+    # another library's list is not PyTorch's
+    assert not read_report('xformers supports "sm_80 sm_86 sm_89 sm_90"\n', "pasted").recognised
