@@ -156,3 +156,25 @@ def test_an_arch_list_quoted_for_pytorch_is_its_builds(matrix: Matrix) -> None:
     assert "SC202" not in findings(matrix, said + "\nI have a GeForce RTX 4090.\n")
     # another library's list is not PyTorch's
     assert not read_report('xformers supports "sm_80 sm_86 sm_89 sm_90"\n', "pasted").recognised
+
+
+def test_pytorch_28s_warning_naming_another_cuda_variant(matrix: Matrix) -> None:
+    """PyTorch 2.8-2.10's _check_capability names the variants that cover the GPU; the range
+    warning alone is printed for a GB10 (sm_121) that sm_120 code runs on: no verdict."""
+    text = (
+        "UserWarning: \n"
+        "    Found GPU0 Tesla P100-PCIE-16GB which is of cuda capability 6.0.\n"
+        "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+        "    (7.0) - (12.0)\n"
+        "UserWarning: \n"
+        "    Please install PyTorch with a following CUDA\n"
+        "    configurations:  12.6 following instructions at\n"
+    )
+    assert findings(matrix, text).get("SC202") is Severity.ERROR
+    harmless = (
+        "UserWarning:\n"
+        "    Found GPU0 NVIDIA GB10 which is of cuda capability 12.1.\n"
+        "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+        "    (8.0) - (12.0)\n"
+    )
+    assert "SC202" not in findings(matrix, harmless)
