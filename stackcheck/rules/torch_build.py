@@ -377,6 +377,23 @@ class TorchMissingArch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        shown = False
+        for finding in self._missing(ctx):
+            shown = True
+            yield finding
+        refused = ctx.snapshot.observations("gpu-feature-unsupported")
+        if refused and not shown:
+            # FP8, bfloat16, FlashAttention 2 on an older GPU: the hardware's limit, by design;
+            # advice only where nothing else here is wrong with the GPU's architecture.
+            yield self.finding(
+                f"A program refused a feature this GPU does not have ({refused[0].value}): by "
+                "design, not a fault of the stack; choose a precision or implementation the GPU "
+                "supports, or a GPU that has it.",
+                [refused[0].evidence],
+                severity=Severity.INFO,
+            )
+
+    def _missing(self, ctx: CheckContext) -> Iterable[Finding]:
         found = False
         for torch in ctx.torch_cuda_builds:
             for finding in self._check_build(ctx, torch):
@@ -414,15 +431,6 @@ class TorchMissingArch(Rule):
                 "toolkit predates the GPU.",
                 [o.evidence for o in jit[:2]],
                 severity=Severity.WARNING,
-            )
-        for refused in ctx.snapshot.observations("gpu-feature-unsupported")[:1]:
-            # FP8, bfloat16, FlashAttention 2 on an older GPU: the hardware's limit, by design.
-            yield self.finding(
-                f"A program refused a feature this GPU does not have ({refused.value}): by "
-                "design, not a fault of the stack; choose a precision or implementation the GPU "
-                "supports, or a GPU that has it.",
-                [refused.evidence],
-                severity=Severity.INFO,
             )
         unknown = ctx.snapshot.observations("toolkit-arch-unsupported")
         if unknown:
