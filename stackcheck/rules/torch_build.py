@@ -362,7 +362,7 @@ class TorchMissingArch(Rule):
         "shows or the instance type's are all of other architectures: the build asks for a "
         "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
-        "`info`.",
+        "`info`, where nothing else is found.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
