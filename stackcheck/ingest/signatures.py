@@ -65,6 +65,7 @@ _FACT_KINDS = frozenset(
         "torch-cpu",
         "persistence-mode",
         "efa-installer",
+        "torch-build",
     }
 )
 
@@ -187,6 +188,12 @@ def _fact(line: Line, spec: dict[str, str], groups: list[str]) -> Fact:
         )
         torch.properties["cpu_only"] = "yes"
         return torch
+    if kind == "torch-build":
+        # a PyTorch wheel's version with its build tag (`value`: "2.8.0+cu128"); imported here
+        # because the formats package imports this module
+        from stackcheck.ingest.formats.python_packages import torch_fact
+
+        return torch_fact(line, value)
     if kind == "efa-installer":
         return ComponentFact(line, ComponentName.EFA_INSTALLER, version=value)
     raise AssertionError(f"fact kind {kind!r} is in _FACT_KINDS but has no reading here")

@@ -360,7 +360,9 @@ class TorchMissingArch(Rule):
         "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
         "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
         "shows or the instance type's are all of other architectures: the build asks for a "
-        "GPU the machine does not hold).",
+        "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
+        "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
+        "`info`, where nothing else is found.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -375,6 +377,23 @@ class TorchMissingArch(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        shown = False
+        for finding in self._missing(ctx):
+            shown = True
+            yield finding
+        refused = ctx.snapshot.observations("gpu-feature-unsupported")
+        if refused and not shown:
+            # FP8, bfloat16, FlashAttention 2 on an older GPU: the hardware's limit, by design;
+            # advice only where nothing else here is wrong with the GPU's architecture.
+            yield self.finding(
+                f"A program refused a feature this GPU does not have ({refused[0].value}): by "
+                "design, not a fault of the stack; choose a precision or implementation the GPU "
+                "supports, or a GPU that has it.",
+                [refused[0].evidence],
+                severity=Severity.INFO,
+            )
+
+    def _missing(self, ctx: CheckContext) -> Iterable[Finding]:
         found = False
         for torch in ctx.torch_cuda_builds:
             for finding in self._check_build(ctx, torch):

@@ -756,7 +756,7 @@ def cpu_stated(line: Line) -> list[Fact]:
 # Lightning-AI/pytorch-lightning#18968): a resolver (pip, conda) picked the CPU build.
 _CPU_BUILD_INSTALLED = re.compile(
     r"\b(?:(?:it|pip|conda|mamba|uv|poetry|this|that|which|lightning|setup|script)\s"
-    r"(?:also\s|then\s|just\s|had\s|has\s)?(?:install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
+    r"(?:also\s|then\s|just\s|had\s|has\s)?(?:(?:re)?install(?:s|ed)|pull(?:s|ed)|fetch(?:es|ed)|download(?:s|ed)|"
     r"cho(?:se|oses)|pick(?:s|ed)|resolv(?:es|ed)\sto)|ended\sup\swith|end\sup\swith|"
     r"(?:(?:replac(?:es|ed)|overwr(?:ites|ote))\s(?:[^.?!]|\.(?=\w)){0,20}?\b(?:py)?torch\b"
     r"(?:[^.?!]|\.(?=\w)){0,40}?\swith|"
@@ -766,6 +766,9 @@ _CPU_BUILD_INSTALLED = re.compile(
     r"cpu(?:[-\s]only)?"
     r"(?:\s(?:versions?|builds?|wheels?|variants?|packages?))?(?:\s(?:of\s)?(?:py)?torch)?"
     r"(?![-\s](?:machine|node|instance|host|server|laptop|mode|inference|training)))|"
+    # passive: "only the CPU version will be reinstalled" (Comfy-Org/ComfyUI#8484)
+    r"\bthe\scpu(?:[-\s]only)?\s(?:versions?|builds?|wheels?)(?:\sof\s(?:py)?torch)?\s"
+    r"(?:will\sbe|is|was|gets|got|are|were)\s(?:re)?installed\b|"
     # Chinese: "(pip) installed / defaulted to / turned into the CPU version" (装的是cpu版本,
     # 默认安装的是CPU版, 变成了cpu版).
     r"(?:安装|装|下载|默认|变成|換成|换成|变为)(?:的|了|成|是|为){1,3}\s?(?:torch\s?|pytorch\s?)?"
@@ -946,7 +949,8 @@ class _Stated:
 
 
 def _prose_torch(line: Line, version: str) -> Fact:
-    torch = torch_fact(line, version)
+    # "PyTorch 2.8.0 + cu129": the build tag written apart from the release
+    torch = torch_fact(line, version.replace(" ", ""))
     torch.properties["stated"] = "prose"
     return torch
 
@@ -970,10 +974,10 @@ def _prose_unchecked(what: str) -> Callable[[Line, str], Fact]:
 # "/" after a number is a list's separator ("CUDA: 9.0/cuDNN: 7.0"), after a word a path's.
 _WORD = r"(?<![\w.+-])(?<!\D/)"
 _STATED = (
-    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3")
+    # with or without its build tag ("PyTorch: 2.1.0+cu121", "pytorch 0.2.0_3", "2.8.0 + cu129")
     _Stated(
         rf"{_WORD}(?:py)?torch",
-        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\+(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
+        r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:\s?\+\s?(?:cu\d{2,3}|cpu|rocm\d{1,2}(?:\.\d{1,2}){0,2}))?"
         r"(?![a-zA-Z0-9+]|\.\d)",
         _prose_torch,
     ),
