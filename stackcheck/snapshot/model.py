@@ -446,6 +446,7 @@ ObservationKind = Literal[
     "libfabric-unreleased",  # a report builds or runs libfabric's master or a release candidate
     "ptx-jit-limit",  # the driver's PTX JIT met PTX from a newer toolkit (XLA said so, or its fix)
     "cudnn-built-for",  # a package release names the cuDNN major it is built for (value: "8 (…)")
+    "mpi-cuda-optional",  # Open MPI found no libcuda and turned CUDA-aware support off (a notice)
 ]
 
 
