@@ -5,7 +5,9 @@ for (1770, 1774, 1776, 1777, 1778, 1782, 1785, 1726)."""
 
 from __future__ import annotations
 
+from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.test_triage_gpu_stack import findings
 
@@ -118,3 +120,54 @@ def test_open_mpis_cuda_aware_notice_is_advice_on_a_node_without_gpus(matrix: Ma
     # Another process that found no GPU is still read as one.
     far = _OMPI_NOTICE + "RuntimeError: No CUDA GPUs are available\n"
     assert findings(matrix, far).get("SC532") in (Severity.WARNING, Severity.ERROR)
+
+
+def test_wsl_1_is_the_cause_where_a_gpu_is_missed_or_shown(matrix: Matrix) -> None:
+    """WSL 1's kernel release, Microsoft/WSL's issue forms and `wsl -l -v` (padded or not): the
+    cause where nvidia-smi failed; alone, a report about something else run under WSL 1."""
+    failed = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    shapes = (
+        "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0 (GCC) )",
+        "### Are you using WSL 1 or WSL 2?\n\n- [ ] WSL 2\n- [x] WSL 1",
+        "Whether the issue is on WSL 2 and/or WSL 1: WSL 1",
+        "wsl -l -v\n  NAME            STATE           VERSION\n* Ubuntu-20.04    Running         1",
+        "PS C:\\> wsl -l -v\nNAME STATE VERSION\n* Ubuntu-22.04 Stopped 1",
+    )
+    for shape in shapes:
+        found = findings(matrix, shape + "\n" + failed + "\n")
+        assert found.get("SC532") is not None, shape
+        assert "WSL 1" in _said(matrix, shape + "\n" + failed), shape
+        assert "SC532" not in findings(matrix, shape + "\n"), shape
+    # A GPU shown under WSL 1 is enough: no process there can use it.
+    told = "I am running ollama on WSL 1 with a GTX 1070 Ti."
+    assert findings(matrix, told + "\n").get("SC532") is Severity.ERROR
+    for other in (
+        "- [x] WSL 2\n- [ ] WSL 1",
+        "wsl -l -v\n  NAME    STATE    VERSION\n* Ubuntu  Running  2\n  Legacy  Stopped  1",
+        "Linux version 5.15.167.4-microsoft-standard-WSL2",
+        "Does this work on WSL 1 or only WSL 2?",
+    ):
+        assert "WSL 1" not in _said(matrix, other + "\n" + failed), other
+
+
+def test_a_gpu_in_tcc_mode_under_wsl(matrix: Matrix) -> None:
+    read = _levels(
+        matrix,
+        "SC532",
+        "When the Tesla works in TCC mode instead of WDDM mode, WSL2 cannot see the card.",
+        "Found it: the card was in TCC mode, and WSL only gets WDDM GPUs.",
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+    quiet = _levels(
+        matrix,
+        "SC532",
+        "Does WSL support a GPU in TCC mode?",
+        "I switched the A4000 to TCC mode for the native Windows build (no WSL involved now).",
+    )
+    assert set(quiet.values()) == {None}, quiet
+
+
+def _said(matrix: Matrix, text: str) -> str:
+    """What SC532 says of ``text`` (empty when it says nothing)."""
+    report = check(read_report(text + "\n", "pasted").snapshot, matrix)
+    return " ".join(f.message for f in report.findings if f.id == "SC532")

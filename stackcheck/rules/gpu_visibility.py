@@ -353,6 +353,11 @@ class NoGpuVisible(Rule):
                 yield self.finding(said, evidence, severity=Severity.INFO)
             if not advice:
                 failed += refused
+        # WSL 1 gives Linux no GPU: the cause where a process found none or a GPU is shown; alone
+        # (a report about something else run under WSL 1) it says nothing of a GPU.
+        wsl1 = ctx.snapshot.observations("wsl-version-1")
+        if wsl1 and (failed or probed or ctx.has_nvidia_gpu or ctx.driver_shown is not None):
+            failed = wsl1[:1] + failed
         seen = failed or probed
         if not seen:
             yield from self._cuda_aware_off(ctx, notices)
