@@ -171,3 +171,30 @@ def _said(matrix: Matrix, text: str) -> str:
     """What SC532 says of ``text`` (empty when it says nothing)."""
     report = check(read_report(text + "\n", "pasted").snapshot, matrix)
     return " ".join(f.message for f in report.findings if f.id == "SC532")
+
+
+def test_mpi_without_cuda_ipc(matrix: Matrix) -> None:
+    """smcuda without a context at MPI_Init is the application's order (advice, the stack is
+    fine); a report saying cuda_ipc is off is a warning; asking about it or turning it off in
+    UCX_TLS on purpose is neither."""
+    smcuda = (
+        "select: initializing btl component smcuda\n"
+        "CUDA: cuCtxGetCurrent returned NULL context\n"
+        "select: init of component smcuda returned failure"
+    )
+    assert findings(matrix, smcuda + "\n") == {"SC1414": Severity.INFO}
+    read = _levels(
+        matrix,
+        "SC1414",
+        "CUDA-aware MPI is being used but `cuda_ipc` has been disabled by the OpenMPI runtime.",
+        "It turns out UCX's cuda_ipc transport was not used because each rank sees one GPU.",
+        "Setting CUDA_VISIBLE_DEVICES per rank silently disables cuda_ipc in UCX.",
+    )
+    assert set(read.values()) == {Severity.WARNING}, read
+    quiet = _levels(
+        matrix,
+        "SC1414",
+        "Is cuda_ipc disabled when CUDA_VISIBLE_DEVICES is set?",
+        "export UCX_TLS=rc,cuda_copy  # cuda_ipc disabled on purpose for this test",
+    )
+    assert set(quiet.values()) == {None}, quiet
