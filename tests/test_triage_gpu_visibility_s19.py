@@ -198,3 +198,27 @@ def test_mpi_without_cuda_ipc(matrix: Matrix) -> None:
         "export UCX_TLS=rc,cuda_copy  # cuda_ipc disabled on purpose for this test",
     )
     assert set(quiet.values()) == {None}, quiet
+
+
+def test_device_nodes_the_host_never_created(matrix: Matrix) -> None:
+    """ls's own error and prose retelling it; the host, not a missing GPU request, is the cause
+    (SC531 stays silent)."""
+    texts = (
+        "ls: cannot access '/dev/nvidia-uvm': No such file or directory",
+        "ls: cannot access /dev/nvidia*: No such file or directory",
+        "Before running nvidia-smi on the host, `ls /dev | grep -i nvidia` returns nothing.",
+        "In the container CUDA fails, and on the host /dev/nvidia-uvm does not exist until I run "
+        "deviceQuery.",
+        "the device files are created dynamically when running programs which require them",
+    )
+    for text in texts:
+        found = findings(matrix, text + "\n")
+        assert found.get("SC532") is not None, (text, found)
+        assert "SC531" not in found, (text, found)
+    quiet = _levels(
+        matrix,
+        "SC532",
+        "Make sure /dev/nvidia-uvm is not missing before you start.",
+        "What happens if /dev/nvidia0 does not exist?",
+    )
+    assert set(quiet.values()) == {None}, quiet

@@ -252,8 +252,10 @@ class ContainerWithoutGpus(Rule):
         snapshot = ctx.snapshot
         if not (unavailable and snapshot.platform.container) or snapshot.run_specs:
             return
-        if all(_toolkit_hook(o) for o in unavailable):
-            return  # the toolkit's hook runs only for a container given GPUs: one was asked for
+        if all(_toolkit_hook(o) or (o.value or "").startswith(_HOST_SIDE) for o in unavailable):
+            # The toolkit's hook runs only for a container given GPUs: one was asked for; a
+            # host without its nvidia_uvm module or device nodes gives none to any container.
+            return
         cpu_only = any(
             t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
         )
@@ -526,8 +528,10 @@ def _toolkit_hook(said: Observation) -> bool:
     return (said.value or "").startswith(("nvidia-container-cli", _ENROOT_HOOK))
 
 
-# How the catalogue's enroot GPU-hook entries begin their value (messages.toml).
+# How the catalogue's enroot GPU-hook entries begin their value, and those whose cause is the
+# host's own state (nvidia_uvm, device nodes) (messages.toml).
 _ENROOT_HOOK = "enroot's GPU hook"
+_HOST_SIDE = "the host's "
 
 
 def _host_refused(failed: list[Observation]) -> bool:
