@@ -222,3 +222,17 @@ def test_device_nodes_the_host_never_created(matrix: Matrix) -> None:
         "What happens if /dev/nvidia0 does not exist?",
     )
     assert set(quiet.values()) == {None}, quiet
+
+
+def test_a_runtime_that_finds_no_nvidia_container_cli(matrix: Matrix) -> None:
+    """SingularityCE/Apptainer under --nvccli, Go's exec for Docker's hook (quotes escaped as the
+    OCI error nests them), the toolkit's own hook."""
+    read = _levels(
+        matrix,
+        "SC532",
+        'FATAL:   container creation failed: exec: "/usr/bin/nvidia-container-cli": stat '
+        "/usr/bin/nvidia-container-cli: no such file or directory",
+        'stderr: exec: \\"nvidia-container-cli\\": executable file not found in $PATH: unknown.',
+        "couldn't find binary nvidia-container-cli in /usr/local/sbin:/usr/local/bin:/usr/bin",
+    )
+    assert all(level is not None for level in read.values()), read
