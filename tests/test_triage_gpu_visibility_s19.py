@@ -236,3 +236,25 @@ def test_a_runtime_that_finds_no_nvidia_container_cli(matrix: Matrix) -> None:
         "couldn't find binary nvidia-container-cli in /usr/local/sbin:/usr/local/bin:/usr/bin",
     )
     assert all(level is not None for level in read.values()), read
+
+
+def test_the_toolkit_refused_its_privileges_or_a_mig_capability_node(matrix: Matrix) -> None:
+    """SELinux or a rootless runtime refusing the CLI's privileges, a driver root that is not
+    there, and MIG's capability device nodes missing: no GPU for the container, and its GPU
+    request is not what is missing (SC531 stays silent)."""
+    texts = (
+        "nvidia-container-cli: permission error: capability change failed: operation not "
+        "permitted\n[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
+        "stderr: nvidia-container-cli: initialization error: privilege change failed: operation "
+        "not permitted: unknown.",
+        "nvidia-container-cli: initialization error: open failed: /proc/sys/kernel/overflowuid: "
+        "permission denied",
+        "nvidia-container-cli.real: initialization error: change root failed: no such file or "
+        "directory: unknown",
+        "nvidia-container-cli: mount error: stat failed: /dev/nvidia-caps/nvidia-cap21: no such "
+        "file or directory",
+    )
+    for text in texts:
+        found = findings(matrix, text + "\n")
+        assert found.get("SC532") is not None, (text, found)
+        assert "SC531" not in found, (text, found)
