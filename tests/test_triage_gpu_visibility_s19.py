@@ -258,3 +258,17 @@ def test_the_toolkit_refused_its_privileges_or_a_mig_capability_node(matrix: Mat
         found = findings(matrix, text + "\n")
         assert found.get("SC532") is not None, (text, found)
         assert "SC531" not in found, (text, found)
+
+
+def test_wsl_without_its_gpu_device(matrix: Matrix) -> None:
+    read = _levels(
+        matrix,
+        "SC532",
+        "ls: cannot access '/dev/dxg': No such file or directory",
+        "The /dev/dxg device is not available in my Ubuntu distro after the update.",
+        "/dev/dxg does not exist in WSL",
+    )
+    assert all(level is not None for level in read.values()), read
+    assert _levels(matrix, "SC532", "Is /dev/dxg missing on WSL 1?") == {
+        "Is /dev/dxg missing on WSL 1?": None
+    }
