@@ -58,9 +58,7 @@ def test_enroots_gpu_hook_failing_is_a_container_without_its_gpus(matrix: Matrix
 def test_a_missing_device_node_under_the_toolkit_is_read_for_each_node(matrix: Matrix) -> None:
     """nvidia-container-cli stats every device node it binds; Docker wraps its message in the OCI
     runtime's, enroot prints it bare."""
-    read = _levels(
-        matrix,
-        "SC532",
+    said = (
         "nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no such file or "
         "directory",
         "stderr: nvidia-container-cli: mount error: stat failed: /dev/nvidia-uvm: no such file "
@@ -69,7 +67,7 @@ def test_a_missing_device_node_under_the_toolkit_is_read_for_each_node(matrix: M
         "directory",
         "nvidia-container-cli: mount error: stat failed: /dev/nvidia3: no such file or directory",
     )
-    assert set(read.values()) == {Severity.ERROR}, read
+    _apart(matrix, "SC532", Severity.ERROR, said, ())
 
 
 def test_nvidia_uvm_not_loaded_as_printed_and_as_told(matrix: Matrix) -> None:
@@ -150,21 +148,26 @@ def test_wsl_1_is_the_cause_where_a_gpu_is_missed_or_shown(matrix: Matrix) -> No
         assert "WSL 1" not in _said(matrix, other + "\n" + failed), other
 
 
+def _apart(
+    matrix: Matrix, rule: str, level: Severity, said: tuple[str, ...], unsaid: tuple[str, ...]
+) -> None:
+    """Each text of ``said`` read alone gets ``rule`` at ``level``; none of ``unsaid`` gets it."""
+    read = _levels(matrix, rule, *said)
+    assert set(read.values()) == {level}, read
+    quiet = _levels(matrix, rule, *unsaid)
+    assert set(quiet.values()) <= {None}, quiet
+
+
 def test_a_gpu_in_tcc_mode_under_wsl(matrix: Matrix) -> None:
-    read = _levels(
-        matrix,
-        "SC532",
+    said = (
         "When the Tesla works in TCC mode instead of WDDM mode, WSL2 cannot see the card.",
         "Found it: the card was in TCC mode, and WSL only gets WDDM GPUs.",
     )
-    assert set(read.values()) == {Severity.ERROR}, read
-    quiet = _levels(
-        matrix,
-        "SC532",
+    unsaid = (
         "Does WSL support a GPU in TCC mode?",
         "I switched the A4000 to TCC mode for the native Windows build (no WSL involved now).",
     )
-    assert set(quiet.values()) == {None}, quiet
+    _apart(matrix, "SC532", Severity.ERROR, said, unsaid)
 
 
 def _said(matrix: Matrix, text: str) -> str:
@@ -183,21 +186,16 @@ def test_mpi_without_cuda_ipc(matrix: Matrix) -> None:
         "select: init of component smcuda returned failure"
     )
     assert findings(matrix, smcuda + "\n") == {"SC1414": Severity.INFO}
-    read = _levels(
-        matrix,
-        "SC1414",
+    said = (
         "CUDA-aware MPI is being used but `cuda_ipc` has been disabled by the OpenMPI runtime.",
         "It turns out UCX's cuda_ipc transport was not used because each rank sees one GPU.",
         "Setting CUDA_VISIBLE_DEVICES per rank silently disables cuda_ipc in UCX.",
     )
-    assert set(read.values()) == {Severity.WARNING}, read
-    quiet = _levels(
-        matrix,
-        "SC1414",
+    unsaid = (
         "Is cuda_ipc disabled when CUDA_VISIBLE_DEVICES is set?",
         "export UCX_TLS=rc,cuda_copy  # cuda_ipc disabled on purpose for this test",
     )
-    assert set(quiet.values()) == {None}, quiet
+    _apart(matrix, "SC1414", Severity.WARNING, said, unsaid)
 
 
 def test_device_nodes_the_host_never_created(matrix: Matrix) -> None:
