@@ -270,3 +270,16 @@ def test_wsl_without_its_gpu_device(matrix: Matrix) -> None:
     assert _levels(matrix, "SC532", "Is /dev/dxg missing on WSL 1?") == {
         "Is /dev/dxg missing on WSL 1?": None
     }
+
+
+def test_ucx_without_its_cuda_ipc_transport(matrix: Matrix) -> None:
+    said = (
+        "[1750907562.7] [node:7568:0]  ucp_context.c:1108 UCX  WARN  transport 'cuda_ipc' is not "
+        "available, please use one or more of: cma, posix, rc, self, sysv, tcp",
+        "UCX WARN transports `cuda_ipc`, `cuda_copy` are not available",
+    )
+    _apart(matrix, "SC1414", Severity.WARNING, said, ("transport 'tcp' is not available",))
+    text = said[1] + "\n"
+    assert "libuct_cuda" in " ".join(
+        f.message for f in check(read_report(text, "pasted").snapshot, matrix).findings
+    )

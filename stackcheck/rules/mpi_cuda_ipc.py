@@ -9,9 +9,10 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 
-# How the catalogue's smcuda entry begins its value (messages.toml): the application's order, not
-# the stack.
+# How the catalogue's entries begin their value (messages.toml): smcuda without a context (the
+# application's order, not the stack) and UCX without its cuda_ipc transport (its CUDA module).
 _NO_CONTEXT = "smcuda:"
+_NO_TRANSPORT = "ucx:"
 
 
 class MpiCudaIpcOff(Rule):
@@ -24,9 +25,11 @@ class MpiCudaIpcOff(Rule):
     doc = RuleDoc(
         what="Reads Open MPI's smcuda BTL failing for want of a CUDA context (`CUDA: "
         "cuCtxGetCurrent returned NULL context`, then `init of component smcuda returned "
-        "failure`) and a report saying UCX's `cuda_ipc` transport (or CUDA IPC) is disabled or "
-        "not used. The first is advice (the application called MPI_Init before any CUDA call; "
-        "the stack is fine); the second a warning naming the usual causes.",
+        "failure`), UCX saying its cuda_ipc transport is not available (`UCX  WARN  transport "
+        "'cuda_ipc' is not available`) and a report saying UCX's `cuda_ipc` transport (or CUDA "
+        "IPC) is disabled or not used. The first is advice (the application called MPI_Init "
+        "before any CUDA call; the stack is fine); the others warnings naming the usual causes "
+        "(UCX's CUDA module not installed; one GPU per rank, managed memory).",
         why="Without CUDA IPC, CUDA-aware MPI copies every message between two GPUs of the same "
         "node through host memory: it works, at a fraction of NVLink's or PCIe peer-to-peer "
         "bandwidth, and nothing says so. UCX's cuda_ipc needs the peer's GPU visible to the "
@@ -47,8 +50,18 @@ class MpiCudaIpcOff(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         off = ctx.snapshot.observations("mpi-cuda-ipc-off")
-        stated = [o for o in off if not (o.value or "").startswith(_NO_CONTEXT)]
-        if stated:
+        missing = [o for o in off if (o.value or "").startswith(_NO_TRANSPORT)]
+        stated = [o for o in off if not (o.value or "").startswith((_NO_CONTEXT, _NO_TRANSPORT))]
+        if missing:
+            yield self.finding(
+                f"UCX has no cuda_ipc transport ({(missing[0].value or '')[5:105]}): its CUDA "
+                "module (libuct_cuda.so, the ucx-cuda package, a UCX built `--with-cuda`) is "
+                "not installed or does not load, so GPU memory between a node's GPUs moves "
+                "through host memory or another transport; `ucx_info -d | grep cuda` lists "
+                "what it has.",
+                [missing[0].evidence],
+            )
+        elif stated:
             yield self.finding(
                 f"The report says MPI's CUDA IPC is off ({(stated[0].value or '')[:100]}): "
                 "messages between GPUs of one node go through host memory. UCX's cuda_ipc needs "
