@@ -283,3 +283,15 @@ def test_ucx_without_its_cuda_ipc_transport(matrix: Matrix) -> None:
     assert "libuct_cuda" in " ".join(
         f.message for f in check(read_report(text, "pasted").snapshot, matrix).findings
     )
+
+
+def test_an_ngc_hpc_image_that_found_no_driver(matrix: Matrix) -> None:
+    read = _levels(
+        matrix,
+        "SC532",
+        "ERROR Failed to verify GPU driver: GPU driver verification failed: Failed to parse host "
+        "GPU driver version Malformed version:",
+        "FATAL Please double check that GPU passthrough is enabled: `--nv` (Singularity), "
+        "`--gpus all` (Docker)",
+    )
+    assert all(level is not None for level in read.values()), read
