@@ -94,6 +94,7 @@ from stackcheck.rules.libfabric_provider import (
 from stackcheck.rules.libraries import CudnnCudaMismatch, MultipleNccl
 from stackcheck.rules.matrix_unknown import NotInMatrix
 from stackcheck.rules.memlock import MemlockLimited, MlockFailed, RdmaCannotPinMemory
+from stackcheck.rules.mpi_cuda_ipc import MpiCudaIpcOff
 from stackcheck.rules.nccl_versions import (
     NcclGraphCaptureUnsupported,
     NcclKnownIssue,
@@ -210,6 +211,7 @@ RULES: tuple[Rule, ...] = (
     GdrcopyUnusable(),
     LibfabricGetinfoFailed(),
     LibfabricUnreleased(),
+    MpiCudaIpcOff(),
 )
 
 

@@ -202,8 +202,8 @@ class ContainerWithoutGpus(Rule):
             for o in ctx.snapshot.observations("library-missing")
             if _DRIVER_LIBRARY.match(o.value or "")
         ] + unavailable
-        if not missed:
-            return
+        if not missed or all(_toolkit_hook(o) for o in missed):
+            return  # the toolkit's hook runs only for a container given devices: they were named
         yield self.finding(
             f"NVIDIA_DRIVER_CAPABILITIES={capabilities.value} is set but NVIDIA_VISIBLE_DEVICES "
             "is not, and no `--gpus` request is shown: the NVIDIA runtime injects no GPU and no "
@@ -252,8 +252,10 @@ class ContainerWithoutGpus(Rule):
         snapshot = ctx.snapshot
         if not (unavailable and snapshot.platform.container) or snapshot.run_specs:
             return
-        if all(_toolkit_hook(o) for o in unavailable):
-            return  # the toolkit's hook runs only for a container given GPUs: one was asked for
+        if all(_toolkit_hook(o) or (o.value or "").startswith(_HOST_SIDE) for o in unavailable):
+            # The toolkit's hook runs only for a container given GPUs: one was asked for; a
+            # host without its nvidia_uvm module or device nodes gives none to any container.
+            return
         cpu_only = any(
             t.properties.get("cpu_only") == "yes" for t in ctx.installations(ComponentName.TORCH)
         )
@@ -336,7 +338,12 @@ class NoGpuVisible(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         probed = ctx.snapshot.observations("no-gpu-probed")
-        failed = [o for o in ctx.snapshot.observations("no-gpu") if not _probe_wrapped(o, probed)]
+        notices = ctx.snapshot.observations("mpi-cuda-optional")
+        failed = [
+            o
+            for o in ctx.snapshot.observations("no-gpu")
+            if not _probe_wrapped(o, probed) and not _in_notice(o, notices)
+        ]
         # A banner or a legacy flag's refusal that the text itself explains is advice; where
         # nothing explains it, it counts as a process that found no GPU.
         for refused, explained in (
@@ -348,8 +355,14 @@ class NoGpuVisible(Rule):
                 yield self.finding(said, evidence, severity=Severity.INFO)
             if not advice:
                 failed += refused
+        # WSL 1 gives Linux no GPU: the cause where a process found none or a GPU is shown; alone
+        # (a report about something else run under WSL 1) it says nothing of a GPU.
+        wsl1 = ctx.snapshot.observations("wsl-version-1")
+        if wsl1 and (failed or probed or ctx.has_nvidia_gpu or ctx.driver_shown is not None):
+            failed = wsl1[:1] + failed
         seen = failed or probed
         if not seen:
+            yield from self._cuda_aware_off(ctx, notices)
             return
         firmware = ctx.snapshot.observations("firmware-bar-off")
         if firmware and ctx.snapshot.observations("gpu-init-failed"):
@@ -373,6 +386,28 @@ class NoGpuVisible(Rule):
         held = ctx.has_nvidia_gpu or on_bus or ctx.driver_shown is not None
         asked = bool(snapshot.platform.container or snapshot.run_specs)
         yield self._no_gpu_finding(ctx, failed, seen, said, held, asked)
+
+    def _cuda_aware_off(self, ctx: CheckContext, notices: list[Observation]) -> Iterable[Finding]:
+        """Open MPI's notice that it found no libcuda and left CUDA-aware support off, with nothing
+        else failing: what a CUDA-built Open MPI prints on every node without a GPU; a warning
+        only where the text shows a GPU or driver on the machine (GPU buffers then fail in MPI)."""
+        if not notices:
+            return
+        held = ctx.has_nvidia_gpu or ctx.driver_shown is not None
+        yield self.finding(
+            f"{notices[0].value}. "
+            + (
+                "The report shows an NVIDIA GPU or driver here, so libcuda is not on the "
+                "process's library path: MPI calls on GPU buffers fail; add the driver's library "
+                "directory to LD_LIBRARY_PATH."
+                if held
+                else "Expected on a node without a GPU (a CUDA-built Open MPI prints it on every "
+                "such node; `--mca opal_warn_on_missing_libcuda 0` or `mpi_cuda_support 0` "
+                "silences it); on a GPU node, the driver's libcuda is not on the library path."
+            ),
+            [o.evidence for o in notices[:1]],
+            severity=Severity.WARNING if held else Severity.INFO,
+        )
 
     def _no_gpu_finding(
         self,
@@ -488,9 +523,15 @@ _HIDES_ALL = frozenset({"", "-1"})
 
 def _toolkit_hook(said: Observation) -> bool:
     """Whether the container toolkit's own hook (`nvidia-container-cli`, which names itself at the
-    start of every message) said it: it runs before any process of the container, and only for
-    a container given GPUs."""
-    return (said.value or "").startswith("nvidia-container-cli")
+    start of every message, or enroot's hook that runs it) said it: it runs before any process of
+    the container, and only for a container given GPUs."""
+    return (said.value or "").startswith(("nvidia-container-cli", _ENROOT_HOOK))
+
+
+# How the catalogue's enroot GPU-hook entries begin their value, and those whose cause is the
+# host's own state (nvidia_uvm, device nodes) (messages.toml).
+_ENROOT_HOOK = "enroot's GPU hook"
+_HOST_SIDE = "the host's "
 
 
 def _host_refused(failed: list[Observation]) -> bool:
@@ -563,6 +604,25 @@ def _legacy_runtime_flag(ctx: CheckContext) -> Iterable[tuple[str, list[Evidence
                 [unknown[0].evidence, version.evidence],
             )
             return
+
+
+# Open MPI's notice lists each libcuda it tried (four paths, more with a CUDA prefix) on the lines
+# after its first one.
+_NOTICE_LINES = 12
+
+
+def _in_notice(seen: Observation, notices: list[Observation]) -> bool:
+    """Whether ``seen`` (a libcuda that did not open) is one of the libraries Open MPI's notice
+    lists under it: part of the notice, not a process that failed."""
+    line = seen.evidence.line
+    return (
+        line is not None
+        and (seen.value or "").startswith("libcuda")
+        and any(
+            n.evidence.line is not None and 0 < line - n.evidence.line <= _NOTICE_LINES
+            for n in notices
+        )
+    )
 
 
 def _probe_wrapped(seen: Observation, probed: list[Observation]) -> bool:
