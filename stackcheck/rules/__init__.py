@@ -14,6 +14,7 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatInUse,
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
+    StubDriverLibrary,
 )
 from stackcheck.rules.efa_compat import (
     EfaInstallerKnownIssue,
@@ -210,6 +211,7 @@ RULES: tuple[Rule, ...] = (
     GdrcopyUnusable(),
     LibfabricGetinfoFailed(),
     LibfabricUnreleased(),
+    StubDriverLibrary(),
 )
 
 

@@ -658,3 +658,71 @@ class DriverModuleUnusable(Rule):
                 f"No NVIDIA kernel module runs the GPU here: {why}.",
                 [o.evidence for o in said[:3]],
             )
+
+
+class StubDriverLibrary(Rule):
+    id = "SC1416"
+    name = "stub-driver-library"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    lowest = Severity.INFO
+    title = "The CUDA toolkit's stub libcuda.so is used at run time"
+    doc = RuleDoc(
+        what="Reads a process that loaded the CUDA toolkit's stub driver library (CUDA error 34, "
+        "`CUDA driver is a stub library`, `CUDA_ERROR_STUB_LIBRARY`, Warp's `Failed to get "
+        "driver entry point 'cuInit' (CUDA error 34)`) and a run-time search path that holds "
+        "the toolkit's `stubs` directory (readelf's `Library rpath: [...]`, Spack's "
+        "`SPACK_RPATH_DIRS`, `-Wl,-rpath`, `LD_LIBRARY_PATH=`, an ldconfig row of libcuda from "
+        "it). An error where the stub was loaded and the text shows a driver or the stubs "
+        "directory on such a path; a warning for either alone (a loaded stub may also mean no "
+        "driver is visible at all); advice where the report says the program should run on "
+        "the CPU.",
+        why="The stub exists to link against: every call into it fails with error 34, and "
+        "programs that load `libcuda.so` by that name (NVIDIA's profilers, Warp, Triton) pick "
+        "it up before the driver's library when its directory comes first, and fail or crash "
+        "although the driver works.",
+        example="`Library rpath: [...:/spack/opt/spack/.../cuda-10.2.89-.../targets/x86_64-"
+        "linux/lib/stubs:...]` and `nsys` crashing (spack/spack#17607).",
+        fix="Keep the stubs directory for linking only (`-L`, not `-rpath` or "
+        "LD_LIBRARY_PATH); remove it from LD_LIBRARY_PATH and ld.so.conf, relink with runpath "
+        "or without it, so that the driver's libcuda.so.1 is found.",
+        references=("https://github.com/spack/spack/issues/17607",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        loaded = ctx.snapshot.observations("stub-libcuda-loaded")
+        on_path = ctx.snapshot.observations("stub-dir-on-path")
+        if not (loaded or on_path):
+            return
+        evidence = [o.evidence for o in [*loaded[:1], *on_path[:1]]]
+        if loaded and (on_path or ctx.has_nvidia_gpu or ctx.driver_shown is not None):
+            yield self.finding(
+                f"A process loaded the CUDA toolkit's stub libcuda.so "
+                f"({(loaded[0].value or '')[:80]}) where "
+                + (
+                    f"the stubs directory is on a run-time search path "
+                    f"({(on_path[0].value or '')[:100]})"
+                    if on_path
+                    else "the text shows the driver"
+                )
+                + ": the stub is found before the driver's library.",
+                evidence,
+            )
+            return
+        if loaded:
+            cpu = ctx.snapshot.observations("cpu-intended")
+            yield self.finding(
+                f"A process loaded the CUDA toolkit's stub libcuda.so "
+                f"({(loaded[0].value or '')[:80]}): its stubs directory comes before the "
+                "driver's library on the loader path, or no driver library is visible.",
+                evidence,
+                severity=Severity.INFO if cpu else Severity.WARNING,
+            )
+            return
+        yield self.finding(
+            "The CUDA toolkit's stubs directory is on a run-time search path "
+            f"({(on_path[0].value or '')[:120]}): programs that load libcuda.so by that name "
+            "get the stub, which fails every call, instead of the driver's library.",
+            evidence,
+            severity=Severity.WARNING,
+        )

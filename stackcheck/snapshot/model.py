@@ -446,6 +446,10 @@ ObservationKind = Literal[
     "libfabric-unreleased",  # a report builds or runs libfabric's master or a release candidate
     "ptx-jit-limit",  # the driver's PTX JIT met PTX from a newer toolkit (XLA said so, or its fix)
     "cudnn-built-for",  # a package release names the cuDNN major it is built for (value: "8 (…)")
+    "ptx-newer-than-ptxas",  # ptxas or the driver's JIT refused PTX of a newer ISA ("7.3 7.2 …")
+    "stub-libcuda-loaded",  # a process loaded the toolkit's stub libcuda (CUDA error 34)
+    "stub-dir-on-path",  # the toolkit's stubs directory on a run-time search path (RPATH, ...)
+    "triton-ptx-codegen",  # Triton 2.0+ wraps a ptxas failure (it derives PTX's ISA from ptxas)
 ]
 
 

@@ -1,0 +1,129 @@
+"""Triage readings of Triton Inference Server's Python backend running out of /dev/shm, of PTX
+newer than the ptxas (or the driver's JIT) that assembles it, and of the CUDA toolkit's stub
+libcuda.so at run time, from the seventeenth split's reports (tests/data/reports, source cited
+there) and the other shapes the same kinds of text take in the tools' sources."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def observed(text: str) -> dict[str, str | None]:
+    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
+
+
+def test_python_backend_shm_messages_of_each_release_are_shm_exhausted(matrix: Matrix) -> None:
+    """python_backend's shm_manager.cc: the region's first size (64MBs in 21.x-22.x, 1 MB
+    later), its growth with and without the key, and CMS SONIC's client words for the same
+    ftruncate (triton-inference-server/model_analyzer#749, server#5681)."""
+    for said in (
+        "Internal: Unable to initialize shared memory key 'triton_python_backend_shm_region_3' "
+        "to requested size (67108864 bytes). If you are running Triton inside docker, use "
+        "'--shm-size' flag to control the shared memory region size. Each Python backend model "
+        "instance requires at least 64MBs of shared memory. Error: No space left on device",
+        "Unable to initialize shared memory key 'triton_python_backend_shm_region_1' to "
+        "requested size (1048576 bytes). Each Python backend model instance requires at least "
+        "1 MB of shared memory. Error: No space left on device",
+        "TritonError: unable to initialize shared memory key triton_input_shm_1 to requested "
+        "size: 4194304",
+        "tritonclient.utils.InferenceServerException: Failed to increase the shared memory pool "
+        "size for key 'triton_python_backend_shm_region_2' to 67108864 bytes. If you are running "
+        "Triton inside docker, use '--shm-size' flag to control the shared memory region size. "
+        "Error: No space left on device",
+        "Failed to increase the shared memory pool size to 134217728 bytes. Error: No space left "
+        "on device",
+    ):
+        assert findings(matrix, said + "\n").get("SC502") is Severity.ERROR, said
+    # A question about the flag names no failure.
+    assert "shm-exhausted" not in observed("How do I set the shared memory pool size?\n")
+
+
+def test_a_full_dev_shm_in_df_is_shm_exhausted_and_a_roomy_one_is_not(matrix: Matrix) -> None:
+    """df's Use% at 100% on /dev/shm: the tmpfs is full (server#3678); 13% is not."""
+    header = "Filesystem      Size  Used Avail Use% Mounted on\n"
+    full = header + "shm  64M   64M     0 100% /dev/shm\n"
+    assert observed(full).get("shm-exhausted") == "shm  64M   64M     0 100% /dev/shm"
+    assert findings(matrix, full).get("SC502") is Severity.ERROR
+    roomy = header + "shm  1.0G  128M  896M  13% /dev/shm\n"
+    assert "shm-exhausted" not in observed(roomy)
+    assert "SC502" not in findings(matrix, roomy)
+
+
+def test_ptxas_older_than_the_ptx_is_an_error_unless_triton_derived_the_isa(
+    matrix: Matrix,
+) -> None:
+    """A ptxas refusing PTX of a newer ISA: an older toolkit's ptxas (Triton 1.x, triton#1246)
+    is an error; under Triton 2.0+'s wrapper, which derives the ISA from the ptxas it runs,
+    advice (triton#4576); the same or an older ISA names nothing."""
+    old_ptxas = (
+        "ptxas /tmp/triton_k_90kFja, line 5; fatal   : Unsupported .version 7.3; current "
+        "version is '7.2'\nptxas fatal   : Ptx assembly aborted due to errors\n"
+    )
+    assert observed(old_ptxas)["ptx-newer-than-ptxas"] == (
+        "7.3 7.2 Unsupported .version 7.3; current version is '7.2'"
+    )
+    assert findings(matrix, old_ptxas).get("SC203") is Severity.ERROR
+    nvcc = "ptxas fatal   : Unsupported .version 8.0; current version is '7.8'\n"
+    assert findings(matrix, nvcc).get("SC203") is Severity.ERROR
+    # PTX ISA 7.10 is newer than 7.9: compared as versions, not as decimals.
+    assert findings(matrix, nvcc.replace("8.0", "7.10").replace("7.8", "7.9")).get("SC203") is (
+        Severity.ERROR
+    )
+    triton = "RuntimeError: Internal Triton PTX codegen error:\n" + (
+        "ptxas /tmp/tmpqgu1f9dk.ptx, line 5; fatal   : Unsupported .version 8.6; current "
+        "version is '8.5'\n"
+    )
+    assert findings(matrix, triton).get("SC203") is Severity.INFO
+
+
+def test_the_drivers_jit_refusing_newer_ptx_is_a_driver_too_old(matrix: Matrix) -> None:
+    """The driver's JIT names its input 'ptxas application ptx input' (hashcat#2626): the
+    driver is older than the toolkit that wrote the PTX, SC101's verdict, not a ptxas'."""
+    jit = (
+        "ptxas application ptx input, line 9; fatal   : Unsupported .version 7.1; current "
+        "version is '7.0'\n"
+    )
+    seen = observed(jit)
+    assert "ptx-newer-than-ptxas" not in seen
+    assert seen["driver-insufficient"] == (
+        "the driver's PTX JIT knows PTX ISA 7.0, the PTX is ISA 7.1"
+    )
+    assert findings(matrix, jit).get("SC101") is Severity.ERROR
+
+
+def test_a_loaded_stub_libcuda_and_a_stubs_dir_on_a_runtime_path(matrix: Matrix) -> None:
+    """CUDA error 34 (Warp's words, warp#219; the runtime's) is a warning alone and an error
+    beside a driver or the stubs directory on a run-time path; that path alone (readelf's
+    rpath, spack#17607; LD_LIBRARY_PATH; an ldconfig row) is a warning; `-L` to link is not."""
+    warp = "Warp CUDA error: Failed to get driver entry point 'cuInit' (CUDA error 34)\n"
+    assert findings(matrix, warp).get("SC1416") is Severity.WARNING
+    rpath = (
+        " 0x000000000000000f (RPATH)              Library rpath: [/opt/cuda-10.2.89/targets/"
+        "x86_64-linux/lib/stubs:/opt/lib]\n"
+    )
+    assert findings(matrix, rpath).get("SC1416") is Severity.WARNING
+    assert findings(matrix, warp + rpath).get("SC1416") is Severity.ERROR
+    with_driver = warp + "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+    assert findings(matrix, with_driver).get("SC1416") is Severity.ERROR
+    for said in (
+        "export LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LD_LIBRARY_PATH",
+        "SPACK_RPATH_DIRS=/spack/opt/cuda-11.4.2/targets/x86_64-linux/lib/stubs:/spack/opt/x",
+        "\tlibcuda.so (libc6,x86-64) => /usr/local/cuda-12.2/lib64/stubs/libcuda.so",
+        "g++ main.o -Wl,-rpath,/usr/local/cuda/lib64/stubs -lcuda",
+    ):
+        assert "stub-dir-on-path" in observed(said + "\n"), said
+    for said in (
+        "g++ main.o -L/usr/local/cuda/lib64/stubs -lcuda",
+        "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH",
+        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1",
+        "Should I add LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs?",
+    ):
+        assert "stub-dir-on-path" not in observed(said + "\n"), said
