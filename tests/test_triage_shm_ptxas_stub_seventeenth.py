@@ -127,3 +127,28 @@ def test_a_loaded_stub_libcuda_and_a_stubs_dir_on_a_runtime_path(matrix: Matrix)
         "Should I add LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs?",
     ):
         assert "stub-dir-on-path" not in observed(said + "\n"), said
+
+
+def test_no_gpu_on_a_windows_insider_build_is_advice(matrix: Matrix) -> None:
+    """GPU support for WSL2 broke in known Insider builds (microsoft/WSL#6772, #6773): a build no
+    Windows release carries, or one named a preview, makes the missing GPU advice; a release's
+    build (17763, before WSL2 had GPUs; 22631) keeps the verdict."""
+    failed = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.\n"
+        "Latest Nvidia Win10 driver 465.89\n"
+    )
+    for build in (
+        "Microsoft Windows [Version 10.0.21343.1000]",
+        "Cannot use GPU support in Windows 10 preview build 21354",
+        "Windows 11 Insider Preview Build 25126 with WSL2",
+    ):
+        assert findings(matrix, build + "\n" + failed).get("SC532") is Severity.INFO, build
+    for build in (
+        "Microsoft Windows [Version 10.0.17763.292]",
+        "Microsoft Windows [Version 10.0.22631.4317]",
+        "Microsoft Windows [Version 10.0.20348.2762]",
+        "Should I join the Windows Insider Dev Channel for WSL?",
+    ):
+        assert "windows-preview-build" not in observed(build + "\n"), build
+        assert findings(matrix, build + "\n" + failed).get("SC532") is not Severity.INFO, build

@@ -450,6 +450,7 @@ ObservationKind = Literal[
     "stub-libcuda-loaded",  # a process loaded the toolkit's stub libcuda (CUDA error 34)
     "stub-dir-on-path",  # the toolkit's stubs directory on a run-time search path (RPATH, ...)
     "triton-ptx-codegen",  # Triton 2.0+ wraps a ptxas failure (it derives PTX's ISA from ptxas)
+    "windows-preview-build",  # a Windows Insider (preview) build, not a release (value: the build)
 ]
 
 
