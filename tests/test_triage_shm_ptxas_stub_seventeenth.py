@@ -9,6 +9,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 
 
 def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
@@ -152,3 +153,54 @@ def test_no_gpu_on_a_windows_insider_build_is_advice(matrix: Matrix) -> None:
     ):
         assert "windows-preview-build" not in observed(build + "\n"), build
         assert findings(matrix, build + "\n" + failed).get("SC532") is not Severity.INFO, build
+
+
+def test_healthy_notices_and_a_gpu_that_is_not_nvidias_are_read_without_a_finding(
+    matrix: Matrix,
+) -> None:
+    """Texts of healthy reports that name no fault of a CUDA stack: WSL's ldconfig notice on the
+    driver's copies (microsoft/WSL#11229), Triton's lookup of an unversioned libcuda.so
+    (triton#2883), an AMD GPU (stable-diffusion-webui#16861); each is read, and warns of nothing."""
+    for said, kind in (
+        ("ldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link", "wsl-driver-copies"),
+        (
+            "/sbin/ldconfig.real: /usr/lib/wsl/lib/libnvidia-ml.so.1 is not a symbolic link",
+            "wsl-driver-copies",
+        ),
+        ("AssertionError: libcuda.so cannot found!", "triton-libcuda-lookup"),
+        ("AssertionError: libcuda.so not found", "triton-libcuda-lookup"),
+        ("Here is the dump for AMD 3800 / 32GB /  RX 6800 / 10 x64 22H2:", "gpu-amd"),
+        ("GPU: AMD Radeon RX 7900 XTX", "gpu-amd"),
+        ("running on an AMD Instinct MI250X node", "gpu-amd"),
+    ):
+        seen = observed(said + "\n")
+        assert kind in seen, said
+        got = findings(matrix, said + "\n")
+        assert all(s is Severity.INFO for s in got.values()), (said, got)
+    for said in (
+        "CPU: AMD Ryzen 7 5800H with Radeon Graphics, GPU: RTX 3070",
+        "ifconfig: RX packets 1234  bytes 5678",
+        "Is an AMD RX 6800 supported?",
+    ):
+        assert "gpu-amd" not in observed(said + "\n"), said
+
+
+def test_ollama_finding_no_gpu_is_a_probe_and_a_driver_said_number_first_is_read(
+    matrix: Matrix,
+) -> None:
+    """Ollama's 'no compatible GPUs were discovered' (and a report retelling it, ollama#8114) is
+    a probe that went on on the CPU: advice where nothing shows a GPU. A driver stated number
+    first ('with a 418.56 driver version', triton-inference-server/server#309) is the driver."""
+    for said in (
+        'time=2024-10-15T09:18:18.299Z level=INFO source=gpu.go:347 msg="no compatible GPUs '
+        'were discovered"',
+        "Note where it says no compatible GPU was found.",
+    ):
+        assert observed(said + "\n").get("no-gpu-probed"), said
+        assert findings(matrix, said + "\n").get("SC532") is Severity.INFO, said
+    stated = read_report(
+        "I deploy trtis on k8s gpu environment with a 418.56 driver version.\n", "pasted"
+    ).snapshot
+    assert [i.version for i in stated.installations(ComponentName.DRIVER)] == ["418.56"]
+    suggested = read_report("You should update to a 535.54 driver.\n", "pasted").snapshot
+    assert not suggested.installations(ComponentName.DRIVER)

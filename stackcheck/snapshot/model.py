@@ -451,6 +451,9 @@ ObservationKind = Literal[
     "stub-dir-on-path",  # the toolkit's stubs directory on a run-time search path (RPATH, ...)
     "triton-ptx-codegen",  # Triton 2.0+ wraps a ptxas failure (it derives PTX's ISA from ptxas)
     "windows-preview-build",  # a Windows Insider (preview) build, not a release (value: the build)
+    "gpu-amd",  # a discrete AMD GPU named (Radeon RX 6800, Instinct MI250): no CUDA device
+    "wsl-driver-copies",  # ldconfig's notice on WSL's driver files (copies, not symlinks): benign
+    "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
 ]
 
 
