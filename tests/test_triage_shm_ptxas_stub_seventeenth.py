@@ -21,6 +21,14 @@ def observed(text: str) -> dict[str, str | None]:
     return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
 
 
+def sorts(kind: str, read: tuple[str, ...], not_read: tuple[str, ...]) -> None:
+    """Each line of ``read`` gives the observation ``kind``; none of ``not_read`` does."""
+    for said in read:
+        assert kind in observed(said + "\n"), said
+    for said in not_read:
+        assert kind not in observed(said + "\n"), said
+
+
 def test_python_backend_shm_messages_of_each_release_are_shm_exhausted(matrix: Matrix) -> None:
     """python_backend's shm_manager.cc: the region's first size (64MBs in 21.x-22.x, 1 MB
     later), its growth with and without the key, and CMS SONIC's client words for the same
@@ -114,20 +122,21 @@ def test_a_loaded_stub_libcuda_and_a_stubs_dir_on_a_runtime_path(matrix: Matrix)
     assert findings(matrix, warp + rpath).get("SC1416") is Severity.ERROR
     with_driver = warp + "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
     assert findings(matrix, with_driver).get("SC1416") is Severity.ERROR
-    for said in (
-        "export LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LD_LIBRARY_PATH",
-        "SPACK_RPATH_DIRS=/spack/opt/cuda-11.4.2/targets/x86_64-linux/lib/stubs:/spack/opt/x",
-        "\tlibcuda.so (libc6,x86-64) => /usr/local/cuda-12.2/lib64/stubs/libcuda.so",
-        "g++ main.o -Wl,-rpath,/usr/local/cuda/lib64/stubs -lcuda",
-    ):
-        assert "stub-dir-on-path" in observed(said + "\n"), said
-    for said in (
-        "g++ main.o -L/usr/local/cuda/lib64/stubs -lcuda",
-        "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH",
-        "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1",
-        "Should I add LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs?",
-    ):
-        assert "stub-dir-on-path" not in observed(said + "\n"), said
+    sorts(
+        "stub-dir-on-path",
+        (
+            "export LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LD_LIBRARY_PATH",
+            "SPACK_RPATH_DIRS=/spack/opt/cuda-11.4.2/targets/x86_64-linux/lib/stubs:/spack/opt/x",
+            "\tlibcuda.so (libc6,x86-64) => /usr/local/cuda-12.2/lib64/stubs/libcuda.so",
+            "g++ main.o -Wl,-rpath,/usr/local/cuda/lib64/stubs -lcuda",
+        ),
+        (
+            "g++ main.o -L/usr/local/cuda/lib64/stubs -lcuda",
+            "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH",
+            "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1",
+            "Should I add LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs?",
+        ),
+    )
 
 
 def test_no_gpu_on_a_windows_insider_build_is_advice(matrix: Matrix) -> None:
@@ -177,12 +186,15 @@ def test_healthy_notices_and_a_gpu_that_is_not_nvidias_are_read_without_a_findin
         assert kind in seen, said
         got = findings(matrix, said + "\n")
         assert all(s is Severity.INFO for s in got.values()), (said, got)
-    for said in (
-        "CPU: AMD Ryzen 7 5800H with Radeon Graphics, GPU: RTX 3070",
-        "ifconfig: RX packets 1234  bytes 5678",
-        "Is an AMD RX 6800 supported?",
-    ):
-        assert "gpu-amd" not in observed(said + "\n"), said
+    sorts(
+        "gpu-amd",
+        (),
+        (
+            "CPU: AMD Ryzen 7 5800H with Radeon Graphics, GPU: RTX 3070",
+            "ifconfig: RX packets 1234  bytes 5678",
+            "Is an AMD RX 6800 supported?",
+        ),
+    )
 
 
 def test_ollama_finding_no_gpu_is_a_probe_and_a_driver_said_number_first_is_read(
