@@ -216,3 +216,18 @@ def test_ollama_finding_no_gpu_is_a_probe_and_a_driver_said_number_first_is_read
     assert [i.version for i in stated.installations(ComponentName.DRIVER)] == ["418.56"]
     suggested = read_report("You should update to a 535.54 driver.\n", "pasted").snapshot
     assert not suggested.installations(ComponentName.DRIVER)
+
+
+def test_an_ngc_image_below_its_release_notes_driver_is_too_old(matrix: Matrix) -> None:
+    """Triton 21.10's notes require driver 470 (CUDA 11.4.2); its -sdk client image is built on
+    the same base (triton-inference-server/server#3773). A driver at the floor passes; a
+    data-center GPU makes it a warning (forward compatibility on a long-term branch)."""
+    run = "docker run -it --rm --runtime=nvidia nvcr.io/nvidia/tritonserver:21.10-py3-sdk bash\n"
+    old = run + "Driver Version: 455.45.01\n"
+    assert findings(matrix, old).get("SC101") is Severity.ERROR
+    named = "Triton container: nvcr.io/nvidia/tritonserver:21.10-py3\nDriver Version: 455.45.01\n"
+    assert findings(matrix, named).get("SC101") is Severity.ERROR
+    assert "SC101" not in findings(matrix, run + "Driver Version: 470.57.02\n")
+    row = "|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |\n"
+    tesla = old + row
+    assert findings(matrix, tesla).get("SC101") is Severity.WARNING

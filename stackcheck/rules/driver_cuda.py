@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
+from stackcheck.dockerfile.base_image import matrix_image
 from stackcheck.matrix.requirements import cuda_runs_on, driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
@@ -87,7 +88,12 @@ class DriverTooOld(Rule):
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
         "runtime and the default toolkit needs, using the matrix's per-major floors; where only "
         "the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without the "
-        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11).",
+        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11). "
+        "An NGC image the text runs or names (`nvcr.io/nvidia/tritonserver:21.10-py3-sdk`, "
+        "its -sdk and -min variants too) whose release notes require a newer driver than the "
+        "one shown (the matrix's `min_driver`): an error, as its start-up check refuses the "
+        "driver; a warning where a data-center GPU is shown (forward compatibility may serve "
+        "it).",
         why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
         "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
         "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
@@ -139,7 +145,7 @@ class DriverTooOld(Rule):
                 [*evidence, *consumer.evidence],
                 severity=self.capped(unsure),
             )
-        for gpu_short in self._gpu_shortfalls(ctx):
+        for gpu_short in [*self._gpu_shortfalls(ctx), *self._image_shortfalls(ctx)]:
             found = True
             yield gpu_short
         if not found:
@@ -182,6 +188,42 @@ class DriverTooOld(Rule):
                 f"{needs.full}; the driver {driver.version} predates the GPU.",
                 [*driver.evidence[:1], *gpu.evidence[:1]],
                 severity=Severity.WARNING,
+            )
+
+    def _image_shortfalls(self, ctx: CheckContext) -> Iterator[Finding]:
+        """An NGC image the text runs or names whose release notes require a newer driver than
+        the one shown: its start-up check refuses the driver (`This container was built for
+        NVIDIA Driver Release ...`). Data-center GPUs may run it on older long-term branches
+        through forward compatibility, so where the text shows one it is a warning."""
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return
+        named = [
+            (str(i.properties["image"]), i.evidence)
+            for i in ctx.installations(ComponentName.CUDA_TOOLKIT)
+            if i.properties.get("image")
+        ] + [(spec.image, spec.evidence) for spec in ctx.snapshot.run_specs if spec.image]
+        seen: set[str] = set()
+        for reference, evidence in named:
+            image = matrix_image(ctx.matrix, reference)
+            if image is None or not image.min_driver or image.tag in seen:
+                continue
+            seen.add(image.tag)
+            if ctx.version_at_least(driver.version, image.min_driver) is not False:
+                continue
+            datacenter = any(g.known is not None and g.known.datacenter for g in ctx.gpus)
+            yield self.finding(
+                f"{reference} (CUDA {image.cuda}) needs driver >= {image.min_driver}, as its "
+                f"release notes say; the driver is {driver.version}, which its start-up check "
+                "refuses"
+                + (
+                    " unless forward compatibility serves this data-center GPU on a long-term "
+                    "branch the notes list."
+                    if datacenter
+                    else "."
+                ),
+                [*driver.evidence[:1], *evidence[:1]],
+                severity=Severity.WARNING if datacenter else None,
             )
 
     def _stated_cuda_shortfall(self, ctx: CheckContext) -> Finding | None:
