@@ -231,3 +231,21 @@ def test_an_ngc_image_below_its_release_notes_driver_is_too_old(matrix: Matrix) 
     row = "|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |\n"
     tesla = old + row
     assert findings(matrix, tesla).get("SC101") is Severity.WARNING
+
+
+def test_error_36_is_the_minor_version_compatibility_limit_met(matrix: Matrix) -> None:
+    """The runtime's error 36 (NCCL's CUDACHECK, NVIDIA/nccl#496; PyTorch's CUDA error): an API
+    newer than the driver, under minor-version compatibility: SC102's warning."""
+    for said in (
+        "enqueue.cc:802 NCCL WARN Cuda failure 'API call is not supported in the installed CUDA "
+        "driver'",
+        "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver",
+        "cudaErrorCallRequiresNewerDriver",
+    ):
+        assert findings(matrix, said + "\n").get("SC102") is Severity.WARNING, said
+    # A driver shown that fully supports every CUDA shown: the limit lies elsewhere.
+    fits = (
+        "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver\n"
+        "torch 2.1.0+cu121\nDriver Version: 550.54.15\n"
+    )
+    assert findings(matrix, fits).get("SC102") is not Severity.WARNING

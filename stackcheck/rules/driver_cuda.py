@@ -344,7 +344,9 @@ class MinorVersionCompatibility(Rule):
         "version is 12.2 which is older than the ptxas CUDA version (12.3.107)` (or `... the "
         "PTX compiler version`), its serial-compilation flag "
         "`--xla_gpu_force_compilation_parallelism=1` said to work around a failure, or a "
-        "sentence that says bringing nvcc to nvidia-smi's CUDA fixed it; where the text shows "
+        "sentence that says bringing nvcc to nvidia-smi's CUDA fixed it, or the runtime's "
+        "error 36 (`API call is not supported in the installed CUDA driver`, "
+        "`cudaErrorCallRequiresNewerDriver`: an API newer than the driver); where the text shows "
         "none of the versions, those alone are the warning, and a driver shown at or above the "
         "toolkit's release silences them.",
         why="It works, with limits: the driver cannot JIT-compile or link PTX built by the newer "
@@ -364,17 +366,21 @@ class MinorVersionCompatibility(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        met = ctx.snapshot.observations("ptx-jit-limit")
+        met = ctx.snapshot.observations("ptx-jit-limit", "driver-call-too-new")
         found = False
         if ctx.driver is not None:
             for finding in self._within_compatibility(ctx, ctx.driver, met):
                 found = True
                 yield finding
         if met and not found and not self._fits(ctx):
+            what = (
+                "the driver cannot JIT or link that toolkit's PTX"
+                if met[0].kind == "ptx-jit-limit"
+                else "the runtime called an API the driver does not have"
+            )
             yield self.finding(
-                "The report shows a driver older than the CUDA toolkit that compiled the PTX "
-                f"({(met[0].value or '')[:120]}): the driver cannot JIT or link that toolkit's "
-                "PTX under minor-version compatibility.",
+                "The report shows a driver older than the CUDA it serves "
+                f"({(met[0].value or '')[:120]}): {what} under minor-version compatibility.",
                 [o.evidence for o in met[:2]],
                 severity=Severity.WARNING,
             )

@@ -454,6 +454,7 @@ ObservationKind = Literal[
     "gpu-amd",  # a discrete AMD GPU named (Radeon RX 6800, Instinct MI250): no CUDA device
     "wsl-driver-copies",  # ldconfig's notice on WSL's driver files (copies, not symlinks): benign
     "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
+    "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
 ]
 
 
