@@ -135,6 +135,8 @@ def test_a_loaded_stub_libcuda_and_a_stubs_dir_on_a_runtime_path(matrix: Matrix)
             "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH",
             "\tlibcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1",
             "Should I add LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs?",
+            "RUN LD_LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LD_LIBRARY_PATH python setup.py "
+            "build",
         ),
     )
 
