@@ -30,6 +30,8 @@ _DLC_CANONICAL = "763104351884.dkr.ecr.<region>.amazonaws.com/"
 # A DLC tag's platform and patch suffixes: -ec2, -sagemaker, -ec2-v1.5, -sagemaker-v1.8-2024-...
 _DLC_SUFFIX = re.compile(r"-(?:ec2|sagemaker)(?:-v\d+(?:\.\d+)*(?:-\d{4}-\d{2}-\d{2}(?:-\d+)?)?)?$")
 _DOCKER_HUB = re.compile(r"^(?:docker\.io/|index\.docker\.io/|registry-1\.docker\.io/)")
+# An NGC release's variants on the same base: tritonserver's `21.10-py3-sdk`, `21.10-py3-min`.
+_NGC_VARIANT = re.compile(r"(?<=-py3)-(?:sdk|min)$")
 _NVIDIA_CUDA = {"nvidia/cuda", "nvcr.io/nvidia/cuda", "public.ecr.aws/nvidia/cuda"}
 _PYTORCH = {"pytorch/pytorch", "ghcr.io/pytorch/pytorch"}
 
@@ -131,10 +133,18 @@ def _matrix_image(index: MatrixIndex, image: ImageReference) -> ContainerImage |
     # Either side may name a DLC by its ECR pattern or by the public mirror.
     same = [i for i in index.images if _canonical(i.repository.lower()) == repository]
     exact = [i for i in same if i.tag == image.tag]
+    if not exact and repository.startswith("nvcr.io/nvidia/"):
+        # Triton's client SDK and minimal images are built on the release's own base.
+        exact = [i for i in same if i.tag == _NGC_VARIANT.sub("", image.tag)]
     if exact or not repository.startswith(_DLC_CANONICAL):
         return exact[0] if exact else None
     core = _core_tag(image.tag)
     return next((i for i in same if _core_tag(i.tag) == core), None)
+
+
+def matrix_image(index: MatrixIndex, reference: str) -> ContainerImage | None:
+    """The matrix's row for an image reference (a tag's variants included), if it has one."""
+    return _matrix_image(index, parse_reference(reference))
 
 
 def _from_matrix(stack: BaseStack, image: ContainerImage, evidence: Evidence) -> None:

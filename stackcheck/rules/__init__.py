@@ -14,6 +14,7 @@ from stackcheck.rules.driver_cuda import (
     ForwardCompatInUse,
     ForwardCompatUnsupportedGpu,
     MinorVersionCompatibility,
+    StubDriverLibrary,
 )
 from stackcheck.rules.efa_compat import (
     EfaInstallerKnownIssue,
@@ -212,6 +213,7 @@ RULES: tuple[Rule, ...] = (
     LibfabricGetinfoFailed(),
     LibfabricUnreleased(),
     MpiCudaIpcOff(),
+    StubDriverLibrary(),
 )
 
 

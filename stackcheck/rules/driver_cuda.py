@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stackcheck import versions
 from stackcheck.check.context import CheckContext, CudaConsumer
 from stackcheck.check.model import Finding, Severity
+from stackcheck.dockerfile.base_image import matrix_image
 from stackcheck.matrix.requirements import cuda_runs_on, driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
@@ -87,7 +88,12 @@ class DriverTooOld(Rule):
         what="Compares the NVIDIA driver with the CUDA version each PyTorch build, pip CUDA "
         "runtime and the default toolkit needs, using the matrix's per-major floors; where only "
         "the driver's CUDA is shown (nvidia-smi's `CUDA Version: 11.4` said without the "
-        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11).",
+        "driver's version), with that CUDA (beyond its major, or above it before CUDA 11). "
+        "An NGC image the text runs or names (`nvcr.io/nvidia/tritonserver:21.10-py3-sdk`, "
+        "its -sdk and -min variants too) whose release notes require a newer driver than the "
+        "one shown (the matrix's `min_driver`): an error, as its start-up check refuses the "
+        "driver; a warning where a data-center GPU is shown (forward compatibility may serve "
+        "it).",
         why="Below the floor of a CUDA major, the runtime cannot start: `cudaGetDeviceCount` "
         "returns 35 (`CUDA driver version is insufficient for CUDA runtime version`) and "
         "`torch.cuda.is_available()` is False, so a job falls back to CPU or dies at start. "
@@ -139,7 +145,7 @@ class DriverTooOld(Rule):
                 [*evidence, *consumer.evidence],
                 severity=self.capped(unsure),
             )
-        for gpu_short in self._gpu_shortfalls(ctx):
+        for gpu_short in [*self._gpu_shortfalls(ctx), *self._image_shortfalls(ctx)]:
             found = True
             yield gpu_short
         if not found:
@@ -182,6 +188,42 @@ class DriverTooOld(Rule):
                 f"{needs.full}; the driver {driver.version} predates the GPU.",
                 [*driver.evidence[:1], *gpu.evidence[:1]],
                 severity=Severity.WARNING,
+            )
+
+    def _image_shortfalls(self, ctx: CheckContext) -> Iterator[Finding]:
+        """An NGC image the text runs or names whose release notes require a newer driver than
+        the one shown: its start-up check refuses the driver (`This container was built for
+        NVIDIA Driver Release ...`). Data-center GPUs may run it on older long-term branches
+        through forward compatibility, so where the text shows one it is a warning."""
+        driver = ctx.driver
+        if driver is None or driver.version is None:
+            return
+        named = [
+            (str(i.properties["image"]), i.evidence)
+            for i in ctx.installations(ComponentName.CUDA_TOOLKIT)
+            if i.properties.get("image")
+        ] + [(spec.image, spec.evidence) for spec in ctx.snapshot.run_specs if spec.image]
+        seen: set[str] = set()
+        for reference, evidence in named:
+            image = matrix_image(ctx.matrix, reference)
+            if image is None or not image.min_driver or image.tag in seen:
+                continue
+            seen.add(image.tag)
+            if ctx.version_at_least(driver.version, image.min_driver) is not False:
+                continue
+            datacenter = any(g.known is not None and g.known.datacenter for g in ctx.gpus)
+            yield self.finding(
+                f"{reference} (CUDA {image.cuda}) needs driver >= {image.min_driver}, as its "
+                f"release notes say; the driver is {driver.version}, which its start-up check "
+                "refuses"
+                + (
+                    " unless forward compatibility serves this data-center GPU on a long-term "
+                    "branch the notes list."
+                    if datacenter
+                    else "."
+                ),
+                [*driver.evidence[:1], *evidence[:1]],
+                severity=Severity.WARNING if datacenter else None,
             )
 
     def _stated_cuda_shortfall(self, ctx: CheckContext) -> Finding | None:
@@ -302,7 +344,9 @@ class MinorVersionCompatibility(Rule):
         "version is 12.2 which is older than the ptxas CUDA version (12.3.107)` (or `... the "
         "PTX compiler version`), its serial-compilation flag "
         "`--xla_gpu_force_compilation_parallelism=1` said to work around a failure, or a "
-        "sentence that says bringing nvcc to nvidia-smi's CUDA fixed it; where the text shows "
+        "sentence that says bringing nvcc to nvidia-smi's CUDA fixed it, or the runtime's "
+        "error 36 (`API call is not supported in the installed CUDA driver`, "
+        "`cudaErrorCallRequiresNewerDriver`: an API newer than the driver); where the text shows "
         "none of the versions, those alone are the warning, and a driver shown at or above the "
         "toolkit's release silences them.",
         why="It works, with limits: the driver cannot JIT-compile or link PTX built by the newer "
@@ -322,17 +366,21 @@ class MinorVersionCompatibility(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        met = ctx.snapshot.observations("ptx-jit-limit")
+        met = ctx.snapshot.observations("ptx-jit-limit", "driver-call-too-new")
         found = False
         if ctx.driver is not None:
             for finding in self._within_compatibility(ctx, ctx.driver, met):
                 found = True
                 yield finding
         if met and not found and not self._fits(ctx):
+            what = (
+                "the driver cannot JIT or link that toolkit's PTX"
+                if met[0].kind == "ptx-jit-limit"
+                else "the runtime called an API the driver does not have"
+            )
             yield self.finding(
-                "The report shows a driver older than the CUDA toolkit that compiled the PTX "
-                f"({(met[0].value or '')[:120]}): the driver cannot JIT or link that toolkit's "
-                "PTX under minor-version compatibility.",
+                "The report shows a driver older than the CUDA it serves "
+                f"({(met[0].value or '')[:120]}): {what} under minor-version compatibility.",
                 [o.evidence for o in met[:2]],
                 severity=Severity.WARNING,
             )
@@ -658,3 +706,71 @@ class DriverModuleUnusable(Rule):
                 f"No NVIDIA kernel module runs the GPU here: {why}.",
                 [o.evidence for o in said[:3]],
             )
+
+
+class StubDriverLibrary(Rule):
+    id = "SC1416"
+    name = "stub-driver-library"
+    family = "driver-cuda"
+    severity = Severity.ERROR
+    lowest = Severity.INFO
+    title = "The CUDA toolkit's stub libcuda.so is used at run time"
+    doc = RuleDoc(
+        what="Reads a process that loaded the CUDA toolkit's stub driver library (CUDA error 34, "
+        "`CUDA driver is a stub library`, `CUDA_ERROR_STUB_LIBRARY`, Warp's `Failed to get "
+        "driver entry point 'cuInit' (CUDA error 34)`) and a run-time search path that holds "
+        "the toolkit's `stubs` directory (readelf's `Library rpath: [...]`, Spack's "
+        "`SPACK_RPATH_DIRS`, `-Wl,-rpath`, `LD_LIBRARY_PATH=`, an ldconfig row of libcuda from "
+        "it). An error where the stub was loaded and the text shows a driver or the stubs "
+        "directory on such a path; a warning for either alone (a loaded stub may also mean no "
+        "driver is visible at all); advice where the report says the program should run on "
+        "the CPU.",
+        why="The stub exists to link against: every call into it fails with error 34, and "
+        "programs that load `libcuda.so` by that name (NVIDIA's profilers, Warp, Triton) pick "
+        "it up before the driver's library when its directory comes first, and fail or crash "
+        "although the driver works.",
+        example="`Library rpath: [...:/spack/opt/spack/.../cuda-10.2.89-.../targets/x86_64-"
+        "linux/lib/stubs:...]` and `nsys` crashing (spack/spack#17607).",
+        fix="Keep the stubs directory for linking only (`-L`, not `-rpath` or "
+        "LD_LIBRARY_PATH); remove it from LD_LIBRARY_PATH and ld.so.conf, relink with runpath "
+        "or without it, so that the driver's libcuda.so.1 is found.",
+        references=("https://github.com/spack/spack/issues/17607",),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        loaded = ctx.snapshot.observations("stub-libcuda-loaded")
+        on_path = ctx.snapshot.observations("stub-dir-on-path")
+        if not (loaded or on_path):
+            return
+        evidence = [o.evidence for o in [*loaded[:1], *on_path[:1]]]
+        if loaded and (on_path or ctx.has_nvidia_gpu or ctx.driver_shown is not None):
+            yield self.finding(
+                f"A process loaded the CUDA toolkit's stub libcuda.so "
+                f"({(loaded[0].value or '')[:80]}) where "
+                + (
+                    f"the stubs directory is on a run-time search path "
+                    f"({(on_path[0].value or '')[:100]})"
+                    if on_path
+                    else "the text shows the driver"
+                )
+                + ": the stub is found before the driver's library.",
+                evidence,
+            )
+            return
+        if loaded:
+            cpu = ctx.snapshot.observations("cpu-intended")
+            yield self.finding(
+                f"A process loaded the CUDA toolkit's stub libcuda.so "
+                f"({(loaded[0].value or '')[:80]}): its stubs directory comes before the "
+                "driver's library on the loader path, or no driver library is visible.",
+                evidence,
+                severity=Severity.INFO if cpu else Severity.WARNING,
+            )
+            return
+        yield self.finding(
+            "The CUDA toolkit's stubs directory is on a run-time search path "
+            f"({(on_path[0].value or '')[:120]}): programs that load libcuda.so by that name "
+            "get the stub, which fails every call, instead of the driver's library.",
+            evidence,
+            severity=Severity.WARNING,
+        )

@@ -325,7 +325,9 @@ class NoGpuVisible(Rule):
         "runner prints the same), and info on a hosted notebook (Colab, Kaggle), whose "
         "runtime has no GPU until one is chosen. After NVRM's `RmInitAdapter failed` where "
         "the report names the firmware's Above 4G Decoding or Resizable BAR, it is advice to "
-        "enable them (a platform setting, not the stack).",
+        "enable them (a platform setting, not the stack). On a Windows Insider preview build "
+        "(`Microsoft Windows [Version 10.0.21343.1000]`, a build no release carries, or one "
+        "named so) it is advice: GPU support for WSL2 broke in known preview builds.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -378,6 +380,19 @@ class NoGpuVisible(Rule):
             )
             return
         said = "; ".join(dict.fromkeys((o.value or "")[:80] for o in seen[:2]))
+        preview = ctx.snapshot.observations("windows-preview-build")
+        if preview:
+            # GPU paravirtualisation for WSL2 broke in known Insider builds (microsoft/WSL#6617,
+            # #6773): on a preview build the missing GPU is likely the build's, not the stack's.
+            yield self.finding(
+                f"The process found no GPU ({said}) on a Windows Insider preview build "
+                f"({(preview[0].value or '')[:60]}), whose GPU support for WSL2 has broken in "
+                "known builds: check the build's known issues, or move to the next build or a "
+                "release, before the driver or the CUDA install.",
+                [seen[0].evidence, preview[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
         snapshot = ctx.snapshot
         # The reporter says the machine has no GPU and nothing in the text shows one, a driver
         # or a container that should pass one: the program, not the stack, needs a CPU path.

@@ -182,7 +182,12 @@ class TorchCudaBaseMismatch(Rule):
         "report's words that contrast the two (`torch.version.cuda is 9.0.176, but my nvcc "
         "--version is 10.0`) are a warning, and so are a report's words that a library is built "
         "for a newer CUDA than the system has, across a major or before CUDA 11 (`my nccl "
-        "depends on a different CUDA version (11.0) than I have on my system(10.2)`).",
+        "depends on a different CUDA version (11.0) than I have on my system(10.2)`). An "
+        "assembler's refusal of PTX of a newer ISA (ptxas' `Unsupported .version 7.3; current "
+        "version is '7.2'`: a ptxas of an older toolkit than the compiler that wrote the PTX, "
+        "Triton 1.x's included) is an error; under Triton 2.0+'s `Internal Triton PTX codegen "
+        "error` it is advice (those releases derive the ISA from the ptxas they run, so "
+        "Triton's table misjudged it).",
         why="The image then carries two CUDA majors: the driver must serve the one PyTorch "
         "loads, the base image's toolkit goes unused, and building CUDA extensions fails with "
         "`The detected CUDA version mismatches the version that was used to compile PyTorch`. "
@@ -198,7 +203,8 @@ class TorchCudaBaseMismatch(Rule):
         "program was built for (conda `cudatoolkit=9.0`, the `nvidia-cuda-runtime-cu12` "
         "wheel) or the program's build for the CUDA that is installed; for a library built "
         "for a newer CUDA, its build for the system's CUDA (`libnccl2=2.9.8-1+cuda10.2`) or a "
-        "newer driver.",
+        "newer driver; for PTX newer than its ptxas, the ptxas of a toolkit at least as new "
+        "(`TRITON_PTXAS_PATH`, `PATH`).",
         references=("https://github.com/OpenBMB/MiniCPM/issues/44",),
     )
 
@@ -252,6 +258,34 @@ class TorchCudaBaseMismatch(Rule):
             )
         yield from self._library_stated(ctx)
         yield from self._runtime_missing(ctx)
+        yield from self._ptx_newer_than_ptxas(ctx)
+
+    def _ptx_newer_than_ptxas(self, ctx: CheckContext) -> Iterable[Finding]:
+        """PTX of a newer ISA than the ptxas that assembles it knows: built for a newer CUDA
+        than that ptxas' toolkit. Triton 2.0+ derives the ISA it writes from the ptxas it runs,
+        so there the refusal is Triton's table misjudging that release: advice."""
+        wrapped = ctx.snapshot.observations("triton-ptx-codegen")
+        for seen in ctx.snapshot.observations("ptx-newer-than-ptxas")[:1]:
+            wrote, knows = (seen.value or " ").split(" ")[:2]
+            if versions.key(knows) >= versions.key(wrote):
+                continue
+            if wrapped:
+                yield self.finding(
+                    f"ptxas refused Triton's PTX of ISA {wrote} (it knows {knows}), but Triton "
+                    "2.0 and later derive the ISA from the ptxas they run: Triton's table "
+                    "misjudged this ptxas' release (a CUDA release the Triton release does not "
+                    "know). Upgrade Triton, or point TRITON_PTXAS_PATH at a ptxas it knows.",
+                    [seen.evidence, wrapped[0].evidence],
+                    severity=Severity.INFO,
+                )
+                continue
+            yield self.finding(
+                f"The PTX is of ISA {wrote}, newer than the {knows} the ptxas that assembles it "
+                "knows: that ptxas comes from an older CUDA toolkit than the compiler that wrote "
+                "the PTX (a local toolkit found first on PATH, TRITON_PTXAS_PATH or CUDA_HOME); "
+                "use the ptxas of a toolkit at least as new.",
+                [seen.evidence],
+            )
 
     def _library_stated(self, ctx: CheckContext) -> Iterable[Finding]:
         """A library the report says is built for a newer CUDA than the system has. Only a

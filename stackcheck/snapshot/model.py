@@ -450,6 +450,15 @@ ObservationKind = Literal[
     "mpi-cuda-optional",  # Open MPI found no libcuda and turned CUDA-aware support off (a notice)
     "wsl-version-1",  # the Linux runs under WSL 1, which gives it no GPU (kernel, form, wsl -l -v)
     "mpi-cuda-ipc-off",  # Open MPI/UCX run without CUDA IPC (smcuda without context, prose)
+    "ptx-newer-than-ptxas",  # ptxas or the driver's JIT refused PTX of a newer ISA ("7.3 7.2 …")
+    "stub-libcuda-loaded",  # a process loaded the toolkit's stub libcuda (CUDA error 34)
+    "stub-dir-on-path",  # the toolkit's stubs directory on a run-time search path (RPATH, ...)
+    "triton-ptx-codegen",  # Triton 2.0+ wraps a ptxas failure (it derives PTX's ISA from ptxas)
+    "windows-preview-build",  # a Windows Insider (preview) build, not a release (value: the build)
+    "gpu-amd",  # a discrete AMD GPU named (Radeon RX 6800, Instinct MI250): no CUDA device
+    "wsl-driver-copies",  # ldconfig's notice on WSL's driver files (copies, not symlinks): benign
+    "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
+    "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
 ]
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackcheck.ingest.facts import Fact, RuntimeFact
+from stackcheck.ingest.facts import Fact, ObservationFact, RuntimeFact
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.parsers.units import size_bytes
 
 _ROW = re.compile(r"^(\S{1,200})\s{1,40}(\d[\d.]{0,15}[KMGTP]?i?)\b(.{0,300})$")
+# df's Use% column at 100% on /dev/shm's row: the tmpfs is full, whatever its size.
+_FULL = re.compile(r"\s100%\s{1,40}/dev/shm\s*$")
 
 
 class Df(Format):
@@ -35,6 +37,7 @@ class Df(Format):
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
         header = lines[0].text.startswith("Filesystem")
         human = "Size" in lines[0].text or not header  # a bare row is matched with its unit
+        facts: list[Fact] = []
         for line in lines[1:] if header else lines:
             row = _ROW.match(line.text)
             if row is None:
@@ -42,6 +45,8 @@ class Df(Format):
             filesystem, size, rest = row.group(1), row.group(2), row.group(3)
             if "/dev/shm" in rest or filesystem == "shm":
                 value = size_bytes(size) if human else size_bytes(size, "k")
-                if value is not None:
-                    return [RuntimeFact(line, "shm_bytes", value)]
-        return []
+                if value is not None and not facts:
+                    facts.append(RuntimeFact(line, "shm_bytes", value))
+                if _FULL.search(line.text):
+                    facts.append(ObservationFact(line, "shm-exhausted", line.text.strip()))
+        return facts

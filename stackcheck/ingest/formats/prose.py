@@ -162,7 +162,10 @@ _WORKED = re.compile(
 _DRIVER = re.compile(
     # "the cluster GPU driver is version 470.82" (NVIDIA/TensorRT-LLM#331): "version" after the verb
     r"\b(?:nvidia\s)?driver(?:\sversion)?(?:\s(?:is|was|of))?(?:\sversion)?\s?[:=]?\s?(?:v|R)?"
-    r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b",
+    r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b|"
+    # the number first: "on k8s gpu environment with a 418.56 driver version" (server#309)
+    r"\b(?:with|on|using|have|has|a|an|the|my|our)\s(?:nvidia\s)?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s"
+    r"(?:nvidia\s|gpu\s)?driver\b",
     re.IGNORECASE,
 )
 _SUGGESTION = re.compile(
@@ -928,7 +931,12 @@ def stated_versions(line: Line) -> list[Fact]:
         found = _DRIVER.search(sentence)
         if found is not None and not _SUGGESTION.search(sentence):
             facts.append(
-                ComponentFact(line, ComponentName.DRIVER, version=found.group(1), properties=said)
+                ComponentFact(
+                    line,
+                    ComponentName.DRIVER,
+                    version=found.group(1) or found.group(2),
+                    properties=said,
+                )
             )
             break
     return facts
