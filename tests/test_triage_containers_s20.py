@@ -1,11 +1,14 @@
 """The twentieth pass's readings on GPUs in containers and schedulers and on /dev/shm (a Ray task
 that asked for no GPU, Docker's device request without capabilities, a pod without its
 memory-backed /dev/shm), on shapes of text beyond the corpus reports they were written for
-(1880, 1894, 1931, 1945)."""
+(1880, 1894, 1931, 1945); and healthy texts read without a warning (accelerate's RTX 40 gate,
+a program that cannot parse a GPU UUID, an AMD GPU by its ROCm target, DCGM's unsupported
+field: 1890, 1906, 1910, 1926)."""
 
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.test_triage_gpu_stack import findings
 
@@ -73,3 +76,59 @@ def test_questions_and_conditions_about_shm_are_not_read(matrix: Matrix) -> None
         "The chart now mounts /dev/shm as an emptyDir with medium Memory.",
     )
     assert set(read.values()) == {None}, read
+
+
+def observed(text: str) -> dict[str, str | None]:
+    return {o.kind: o.value for o in read_report(text + "\n", "pasted").snapshot.observed}
+
+
+def test_accelerate_rtx40_gate_is_a_hint_not_a_setting(matrix: Matrix) -> None:
+    """accelerate's gate names NCCL_P2P_DISABLE and NCCL_IB_DISABLE as its fix: advice, so no
+    setting is read from it; the gate itself is the GPU's missing P2P, by design (info)."""
+    gate = (
+        "NotImplementedError: Using RTX 4000 series doesn't support faster communication "
+        'broadband via P2P or IB. Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1" or '
+        "use `accelerate launch` which will do this automatically."
+    )
+    read = findings(matrix, gate + "\n")
+    assert read == {"SC202": Severity.INFO}, read
+    hint = "Please set NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=ALL and rerun."
+    assert read_report(hint + "\n", "pasted").snapshot.env == {}
+    # A setting the reporter states is still read.
+    assert "NCCL_P2P_DISABLE" in read_report(
+        "It works with NCCL_P2P_DISABLE=1 set.\n", "pasted"
+    ).snapshot.env
+
+
+def test_a_uuid_a_program_cannot_parse_is_read_without_a_finding(matrix: Matrix) -> None:
+    for text in (
+        "ValueError: invalid literal for int() with base 10: "
+        "'MIG-fe59bfcd-3946-5d58-a00e-183ee397373b'",
+        "ValueError: invalid literal for int() with base 10: "
+        "'GPU-5b1a2c3d-1111-2222-3333-444455556666'",
+    ):
+        assert "device-uuid-unparsed" in observed(text), text
+        assert findings(matrix, text + "\n") == {}, text
+    assert "device-uuid-unparsed" not in observed(
+        "ValueError: invalid literal for int() with base 10: 'abc'"
+    )
+
+
+def test_an_amd_gpu_named_by_its_rocm_target(matrix: Matrix) -> None:
+    for text in (
+        "  gpu            AMD ROCm (gfx1034)",
+        "GPU models and configuration: AMD Instinct MI250X (gfx90a:sramecc+:xnack-)",
+        "Radeon RX 7900 XTX (gfx1100)",
+    ):
+        assert "gpu-amd" in observed(text), text
+    for text in (
+        "ROCm build for the architectures (gfx90a) only",
+        "hipcc --offload-arch (gfx942)",
+        "Does AMD ROCm (gfx1034) work?",
+    ):
+        assert "gpu-amd" not in observed(text), text
+
+
+def test_dcgm_unsupported_field_is_advice(matrix: Matrix) -> None:
+    text = "Error setting watches. Result: -6: Feature not supported"
+    assert findings(matrix, text + "\n") == {"SC202": Severity.INFO}
