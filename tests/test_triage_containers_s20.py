@@ -132,3 +132,21 @@ def test_an_amd_gpu_named_by_its_rocm_target(matrix: Matrix) -> None:
 def test_dcgm_unsupported_field_is_advice(matrix: Matrix) -> None:
     text = "Error setting watches. Result: -6: Feature not supported"
     assert findings(matrix, text + "\n") == {"SC202": Severity.INFO}
+
+
+def test_ollama_without_driver_libraries_and_a_daemon_reload_see_no_gpu(matrix: Matrix) -> None:
+    """Ollama's empty library list, and a host's daemon-reload under a running GPU container."""
+    for text in (
+        'time=2024-02-16T15:55:38.880Z level=INFO source=gpu.go:308 msg="Discovered GPU '
+        'libraries: []"',
+        "2. Run `sudo systemctl daemon-reload` on the host.",
+        "running `systemctl daemon-reload` cause all running gpu containers to lost gpu devices",
+    ):
+        assert "no-gpu" in observed(text), text
+    for text in (
+        "2024/01/14 19:50:06 gpu.go:248: Discovered GPU libraries: "
+        "[/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1]",
+        "sudo systemctl daemon-reload && sudo systemctl restart docker",
+        "Does systemctl daemon-reload on the host break the container?",
+    ):
+        assert "no-gpu" not in observed(text), text
