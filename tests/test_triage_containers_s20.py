@@ -95,9 +95,10 @@ def test_accelerate_rtx40_gate_is_a_hint_not_a_setting(matrix: Matrix) -> None:
     hint = "Please set NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=ALL and rerun."
     assert read_report(hint + "\n", "pasted").snapshot.env == {}
     # A setting the reporter states is still read.
-    assert "NCCL_P2P_DISABLE" in read_report(
-        "It works with NCCL_P2P_DISABLE=1 set.\n", "pasted"
-    ).snapshot.env
+    assert (
+        "NCCL_P2P_DISABLE"
+        in read_report("It works with NCCL_P2P_DISABLE=1 set.\n", "pasted").snapshot.env
+    )
 
 
 def test_a_uuid_a_program_cannot_parse_is_read_without_a_finding(matrix: Matrix) -> None:
