@@ -151,3 +151,18 @@ def test_ollama_without_driver_libraries_and_a_daemon_reload_see_no_gpu(matrix: 
         "Does systemctl daemon-reload on the host break the container?",
     ):
         assert "no-gpu" not in observed(text), text
+
+
+def test_a_pod_whose_nvidia_runtime_class_or_handler_is_missing(matrix: Matrix) -> None:
+    """The API server's RuntimeClass admission and CRI-O's handler lookup, as kubectl shows them
+    (CRI-O's line wrapped after `from`, as pasted)."""
+    read = _levels(
+        matrix,
+        "SC532",
+        'Error creating: pods "prune-test1-ix-chart-6c6f674cbb-" is forbidden: pod rejected: '
+        'RuntimeClass "nvidia" not found',
+        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to find runtime "
+        "handler nvidia from \nruntime list map [crun:0x0004dd5f0 runc: 0xc0004dd790]",
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+    assert "no-gpu" not in observed('pod rejected: RuntimeClass "kata" not found')
