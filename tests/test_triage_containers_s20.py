@@ -166,3 +166,19 @@ def test_a_pod_whose_nvidia_runtime_class_or_handler_is_missing(matrix: Matrix) 
     )
     assert set(read.values()) == {Severity.ERROR}, read
     assert "no-gpu" not in observed('pod rejected: RuntimeClass "kata" not found')
+
+
+def test_a_docker_client_without_the_gpus_flag(matrix: Matrix) -> None:
+    """Docker's client before 19.03 refuses `--gpus` (SC1415); the flag and its value passed as
+    one argument is another fault, not read as this."""
+    read = _levels(
+        matrix,
+        "SC1415",
+        "sudo docker run --gpus all nvidia/cuda:9.0-base nvidia-smi\nunknown flag: --gpus\n"
+        "See 'docker run --help'.",
+        "result:    unknown flag: --gpus See 'docker run --help'.",
+        "java.io.IOException: Failed to run image '<my_image>'. Error: unknown flag: --gpus",
+    )
+    assert set(read.values()) == {Severity.ERROR}, read
+    for text in ("uknown flag: --gpus all", "unknown flag: --gpus all", "unknown flag: --gpus-x"):
+        assert "gpus-flag-unknown" not in observed(text), text

@@ -461,6 +461,7 @@ ObservationKind = Literal[
     "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
     "gpu-unrequested",  # a scheduler gave the task no GPU it did not ask for (Ray num_gpus=0)
     "device-uuid-unparsed",  # a program read CUDA_VISIBLE_DEVICES as integers and met a UUID
+    "gpus-flag-unknown",  # a container CLI refused `--gpus` (Docker's client before 19.03)
 ]
 
 
