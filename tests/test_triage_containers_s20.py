@@ -182,3 +182,21 @@ def test_a_docker_client_without_the_gpus_flag(matrix: Matrix) -> None:
     assert set(read.values()) == {Severity.ERROR}, read
     for text in ("uknown flag: --gpus all", "unknown flag: --gpus all", "unknown flag: --gpus-x"):
         assert "gpus-flag-unknown" not in observed(text), text
+
+
+def test_ray_tune_trials_without_gpus_are_advice(matrix: Matrix) -> None:
+    """Ray Tune's own warning, and its status line, that the trials requested no GPU."""
+    read = _levels(
+        matrix,
+        "SC532",
+        "WARNING tune.py:495 -- Tune detects GPUs, but no trials are using GPUs. To enable "
+        f"trials to use GPUs, set tune.run(resources_per_trial={{'gpu': 1}}...)\n{_NO_GPUS}",
+        f"== Status ==\nUsing FIFO scheduling algorithm.\nResources requested: 1/8 CPUs, 0/1 GPUs\n"
+        f"{_NO_GPUS}",
+    )
+    assert set(read.values()) == {Severity.INFO}, read
+    for text in (
+        "Resources requested: 1/8 CPUs, 1/1 GPUs",
+        "Resources requested: 1/8 CPUs, 0/0 GPUs",
+    ):
+        assert "gpu-unrequested" not in observed(text), text
