@@ -68,6 +68,7 @@ from stackcheck.rules.gpu_visibility import (
     PrivilegedSeesAllGpus,
     VisibleDeviceBeyondContainer,
 )
+from stackcheck.rules.gpus_flag import GpusFlagUnknown
 from stackcheck.rules.hardware_drift import HardwarePathDrift
 from stackcheck.rules.image_metadata import (
     EnvCudaMismatch,
@@ -214,6 +215,7 @@ RULES: tuple[Rule, ...] = (
     LibfabricUnreleased(),
     MpiCudaIpcOff(),
     StubDriverLibrary(),
+    GpusFlagUnknown(),
 )
 
 

@@ -327,7 +327,10 @@ class NoGpuVisible(Rule):
         "the report names the firmware's Above 4G Decoding or Resizable BAR, it is advice to "
         "enable them (a platform setting, not the stack). On a Windows Insider preview build "
         "(`Microsoft Windows [Version 10.0.21343.1000]`, a build no release carries, or one "
-        "named so) it is advice: GPU support for WSL2 broke in known preview builds.",
+        "named so) it is advice: GPU support for WSL2 broke in known preview builds. Where a "
+        "scheduler gave the task no GPU it did not ask for (a Ray task or actor without "
+        "`num_gpus`, whose worker Ray gives an empty CUDA_VISIBLE_DEVICES) it is advice to "
+        "request one.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -460,6 +463,18 @@ class NoGpuVisible(Rule):
                 ),
                 evidence,
                 severity=Severity.INFO if cpu else Severity.WARNING,
+            )
+        unrequested = ctx.snapshot.observations("gpu-unrequested")
+        if unrequested and not any(_toolkit_hook(o) for o in seen):
+            # The scheduler hid the GPUs from a task that asked for none (Ray sets an empty
+            # CUDA_VISIBLE_DEVICES in such a worker): the program's request, not the stack.
+            return self.finding(
+                f"The process found no GPU ({said}), and {unrequested[0].value}: the scheduler "
+                "gives a task only the GPUs it requests and hides the rest. Request them "
+                "(`@ray.remote(num_gpus=1)`, the scheduler's GPU resource) where the task "
+                "needs a GPU.",
+                [*evidence, unrequested[0].evidence],
+                severity=Severity.INFO,
             )
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got

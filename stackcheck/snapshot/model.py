@@ -459,6 +459,9 @@ ObservationKind = Literal[
     "wsl-driver-copies",  # ldconfig's notice on WSL's driver files (copies, not symlinks): benign
     "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
     "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
+    "gpu-unrequested",  # a scheduler gave the task no GPU it did not ask for (Ray num_gpus=0)
+    "device-uuid-unparsed",  # a program read CUDA_VISIBLE_DEVICES as integers and met a UUID
+    "gpus-flag-unknown",  # a container CLI refused `--gpus` (Docker's client before 19.03)
 ]
 
 

@@ -1,7 +1,8 @@
 """Lines no format claims. People state settings in sentences ("it works with
 NCCL_P2P_DISABLE =1"); such ``NAME=value`` statements are read, except inside the hints that
 tools print (PyTorch's "consider passing CUDA_LAUNCH_BLOCKING=1", NCCL's "run with
-NCCL_DEBUG=INFO for details"), which are advice, not settings.
+NCCL_DEBUG=INFO for details", accelerate's "Please set `NCCL_P2P_DISABLE="1"` and
+`NCCL_IB_DISABLE="1"`"), which are advice, not settings.
 
 Of the versions sentences state, the driver's is read ("the driver is 535.104.05", "NVIDIA
 driver 550.54.15"): a driver release number cannot be mistaken for another component's; and
@@ -96,7 +97,10 @@ def _assignments(text: str) -> list[tuple[re.Match[str], str, str]]:
 _COMMENTED = re.compile(r"^\s{0,8}#{1,3}(?=[A-Za-z])")
 _HINT = re.compile(
     r"(?:consider passing|run with|re-?run with|try (?:setting|passing)|you can set|"
-    r"set the environment variable)\s{1,4}\S{0,80}$",
+    r"set the environment variable|please set)\s{1,4}\S{0,80}"
+    # a hint that names two ("Please set `NCCL_P2P_DISABLE="1"` and `NCCL_IB_DISABLE="1"`",
+    # accelerate's gate for RTX 40-series cards)
+    r"(?:,?\s{1,4}(?:and|or)\s{1,4}\S{0,80})?$",
     re.IGNORECASE,
 )
 # A setting named as what the run did without ("tested nccl-test without `NCCL_P2P_DISABLE=1`",
