@@ -459,6 +459,7 @@ ObservationKind = Literal[
     "wsl-driver-copies",  # ldconfig's notice on WSL's driver files (copies, not symlinks): benign
     "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
     "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
+    "nccl-deb",  # NCCL installed from NVIDIA's libnccl2 .deb (apt pin, .deb file, dpkg line)
 ]
 
 

@@ -1,0 +1,113 @@
+"""Triage of NCCL named by its package (issue forms, apt pins, .deb files, dpkg lines) and of the
+EFA installer named by its tarball or a cluster's `efa_version` setting, and the known packaging
+faults those readings make visible (libnccl2 2.29.2's .deb, EFA installer 1.41.0's peermem)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Finding
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Finding]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f for f in report.findings}
+
+
+def nccl(text: str) -> list[tuple[str, str | None]]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [(i.version, i.cuda) for i in snapshot.installations(ComponentName.NCCL)]
+
+
+def efa_installer(text: str) -> list[str]:
+    snapshot = read_report(text, "pasted").snapshot
+    return [i.version for i in snapshot.installations(ComponentName.EFA_INSTALLER)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "version", "cuda"),
+    [
+        ("libnccl2=2.29.2-1+cuda12.9", "2.29.2", "12.9"),  # NVIDIA/nccl#1991: apt's pin
+        ("libnccl2 2.21.5-1+cuda12.4", "2.21.5", "12.4"),  # dpkg's name and version
+        ("libnccl-2.21.5-1+cuda12.4", "2.21.5", "12.4"),  # an RPM's name
+        ("nvidia-nccl-cu12==2.26.2", "2.26.2", None),  # pip's pin
+        ("NCCL version 2.18.3", "2.18.3", None),
+        ("`2.27.5+cuda12.4`", "2.27.5", "12.4"),
+    ],
+)
+def test_the_issue_forms_nccl_version_answer_may_name_the_package(
+    answer: str, version: str, cuda: str | None
+) -> None:
+    text = f"### NCCL Version\n\n{answer}\n\n### Your platform details\n\nUbuntu 24.04 docker.\n"
+    assert nccl(text) == [(version, cuda)]
+
+
+def test_libnccl2_2292_deb_without_ldconfig_is_a_known_issue(matrix: Matrix) -> None:
+    # NVIDIA/nccl#1991 (the report's own lines): the .deb, apt's pin and the issue form.
+    text = """\
+This is a bug in the prebuilt mccl packages for Ubuntu 24.04:
+- https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/libnccl2_2.29.2-1+cuda12.9_amd64.deb
+
+### NCCL Version
+
+libnccl2=2.29.2-1+cuda12.9
+"""
+    found = findings(matrix, text)
+    assert "SC311" in found
+    assert "ldconfig" in found["SC311"].message
+    # The same NCCL from a pip wheel is not that package: no packaging issue.
+    wheel = "### NCCL Version\n\nnvidia-nccl-cu12==2.29.2\n"
+    assert "SC311" not in findings(matrix, wheel)
+    # A fixed package of the same line is quiet.
+    fixed = text.replace("2.29.2-1", "2.29.3-1")
+    assert "SC311" not in findings(matrix, fixed)
+
+
+def test_a_dpkg_line_of_libnccl2_names_the_deb() -> None:
+    line = "ii  libnccl2  2.29.2-1+cuda12.9  amd64  NVIDIA Collective Communication Library\n"
+    snapshot = read_report(line, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("nccl-deb")] == ["2.29.2"]
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        # aws/aws-parallelcluster-cookbook#458 (sean-smith, comment 2019-12-09)
+        (
+            "curl -O https://s3-us-west-2.amazonaws.com/aws-efa-installer/"
+            "aws-efa-installer-1.7.1.tar.gz",
+            "1.7.1",
+        ),
+        ("tar -xf aws-efa-installer-1.30.0.tar.gz && cd aws-efa-installer", "1.30.0"),
+        # aws/aws-parallelcluster#6861: the cookbook's setting, in prose and as YAML
+        ("3.13.1 installs `efa_version` `1.41.0`, which is still on the 1.1.1 RPM", "1.41.0"),
+        ("efa_version: '1.38.1'", "1.38.1"),
+        ('efa_version = "1.47.0"', "1.47.0"),
+    ],
+)
+def test_the_efa_installer_named_by_its_tarball_or_setting(line: str, version: str) -> None:
+    assert efa_installer(line + "\n") == [version]
+
+
+def test_the_latest_tarball_names_no_efa_installer() -> None:
+    line = "curl -O https://efa-installer.amazonaws.com/aws-efa-installer-latest.tar.gz\n"
+    assert efa_installer(line) == []
+
+
+def test_efa_installer_1410_peermem_breaks_dkms_kernel_installs_on_rocky9(matrix: Matrix) -> None:
+    # aws/aws-parallelcluster#6861 (nyetsche, description).
+    text = """\
+The bad news is that just released 3.13.1 installs `efa_version` `1.41.0`, which is still on the \
+1.1.1 RPM (ex: `aws-efa-installer/RPMS/ROCKYLINUX9/x86_64/efa-nv-peermem-1.1.1-1.el9.x86_64.rpm`).
+"""
+    found = findings(matrix, text)
+    assert "SC454" in found
+    assert "initramfs" in found["SC454"].message
+    # Another OS (no DKMS 3.1.4 kernel install named) or another installer: quiet.
+    ubuntu = "We install `efa_version` `1.41.0` on Ubuntu 22.04 nodes with EFA.\n"
+    assert "SC454" not in findings(matrix, ubuntu)
+    assert "SC454" not in findings(matrix, text.replace("1.41.0", "1.42.0"))
