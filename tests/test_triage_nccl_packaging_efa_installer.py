@@ -111,3 +111,44 @@ The bad news is that just released 3.13.1 installs `efa_version` `1.41.0`, which
     ubuntu = "We install `efa_version` `1.41.0` on Ubuntu 22.04 nodes with EFA.\n"
     assert "SC454" not in findings(matrix, ubuntu)
     assert "SC454" not in findings(matrix, text.replace("1.41.0", "1.42.0"))
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        # DeepSpeed#3360: the op builder's JIT build line
+        (
+            "/usr/local/cuda-12.1/bin/nvcc  -DTORCH_EXTENSION_NAME=transformer_inference "
+            "-I/usr/lib/python3.7/site-packages/deepspeed/ops/csrc/includes -c x.cu",
+            "12.1",
+        ),
+        # PyTorch cpp_extension's ninja line
+        ("[1/3] /usr/local/cuda-11.8/bin/nvcc --generate-dependencies-with-compile", "11.8"),
+        (
+            '"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin\\nvcc" '
+            "-gencode=arch=compute_86,code=sm_86",
+            "11.8",
+        ),
+        # NVlabs/instant-ngp#923: CMake's compiler identification
+        ("-- The CUDA compiler identification is NVIDIA 10.2.89", "10.2.89"),
+        # ollama/ollama#2040: FindCUDAToolkit; FindCUDA's older line, with a minimum
+        (
+            "-- Found CUDAToolkit: C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v11.3/"
+            'include (found version "11.3.109") ',
+            "11.3.109",
+        ),
+        (
+            '-- Found CUDA: /usr/local/cuda (found suitable version "11.8", minimum required '
+            'is "9.0")',
+            "11.8",
+        ),
+    ],
+)
+def test_a_build_log_names_the_cuda_toolkit_it_compiles_with(line: str, version: str) -> None:
+    snapshot = read_report(line + "\n", "pasted").snapshot
+    assert [i.version for i in snapshot.installations(ComponentName.CUDA_TOOLKIT)] == [version]
+
+
+def test_cmake_that_could_not_identify_nvcc_names_no_toolkit() -> None:
+    snapshot = read_report("-- The CUDA compiler identification is unknown\n", "pasted").snapshot
+    assert snapshot.installations(ComponentName.CUDA_TOOLKIT) == []
