@@ -152,3 +152,49 @@ def test_a_build_log_names_the_cuda_toolkit_it_compiles_with(line: str, version:
 def test_cmake_that_could_not_identify_nvcc_names_no_toolkit() -> None:
     snapshot = read_report("-- The CUDA compiler identification is unknown\n", "pasted").snapshot
     assert snapshot.installations(ComponentName.CUDA_TOOLKIT) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        # XLA's form (tensorflow/tensorflow@052b9e516561e02fc7995ac9097a4d6e275d4d0d:
+        # third_party/xla/xla/service/gpu/runtime/nccl_api.cc, ToStatus), as JAX raises it
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/"
+            "nccl_utils.cc:275: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) "
+            "failed: unhandled cuda error",
+            "ncclCommInitRank: unhandled cuda error",
+        ),
+        (
+            "external/xla/xla/service/gpu/runtime/nccl_api.cc:485: NCCL operation ncclGroupEnd() "
+            "failed: unhandled system error (run with NCCL_DEBUG=INFO for details). Last NCCL "
+            "warning(error) log entry (may be unrelated) 'socketTryAccept: Accept failed'.",
+            "ncclGroupEnd: unhandled system error",
+        ),
+        # Horovod's NCCLContext::ErrorCheck; horovod/horovod#2259's quoted result
+        (
+            "[1,0]<stderr>:horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: "
+            "unhandled cuda error",
+            "ncclAllReduce: unhandled cuda error",
+        ),
+        (
+            "3. Half the ranks -> `ncclCommInitRank failed: invalid usage`",
+            "ncclCommInitRank: invalid usage",
+        ),
+    ],
+)
+def test_an_nccl_call_named_with_its_failure_is_a_failed_collective(line: str, value: str) -> None:
+    snapshot = read_report(line + "\n", "pasted").snapshot
+    assert [o.value for o in snapshot.observations("collective-failed")] == [value]
+
+
+def test_xla_without_an_nccl_library_says_libnccl_is_missing() -> None:
+    # XLA's NCCL stub (tsl/cuda/nccl_stub.cc, ReturnErrorString) answers every error string so.
+    line = (
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation "
+        "ncclGetUniqueId(&id) failed: Unable to load NCCL library. Multi-GPU collectives will "
+        "not work.\n"
+    )
+    snapshot = read_report(line, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("library-missing")] == ["libnccl.so.2"]
+    assert snapshot.observations("collective-failed") == []
