@@ -198,3 +198,23 @@ def test_xla_without_an_nccl_library_says_libnccl_is_missing() -> None:
     snapshot = read_report(line, "pasted").snapshot
     assert [o.value for o in snapshot.observations("library-missing")] == ["libnccl.so.2"]
     assert snapshot.observations("collective-failed") == []
+
+
+def test_nccl_before_220_on_a_usb_nic_is_a_known_issue(matrix: Matrix) -> None:
+    # pytorch/pytorch#113245: NCCL 2.18.5 bootstrapping on a USB NIC (systemd's enx<MAC> name).
+    log = """\
+host:2311505:2311505 [0] NCCL INFO Bootstrap : Using enxb03af2b6059f:169.254.3.1<0>
+NCCL version 2.18.5+cuda11.8
+"""
+    found = findings(matrix, log)
+    assert "SC311" in found and "USB" in found["SC311"].message
+    # NCCL's own failure on such a NIC says the same, without the interface's name.
+    failed = "NCCL WARN Attribute busid of node nic not found\nNCCL version 2.19.3+cuda12.3\n"
+    assert "USB" in findings(matrix, failed)["SC311"].message
+    # 2.20 handles it; a PCI NIC (ens, eth, ib) is no such device.
+    newer = findings(matrix, log.replace("2.18.5", "2.21.5"))
+    assert "SC311" not in newer or "USB" not in newer["SC311"].message
+    pci = log.replace("enxb03af2b6059f", "ens5f0")
+    assert "nccl-nic-without-pci" not in {
+        o.kind for o in read_report(pci, "pasted").snapshot.observations()
+    }

@@ -460,6 +460,7 @@ ObservationKind = Literal[
     "triton-libcuda-lookup",  # Triton found no file named libcuda.so through ldconfig's cache
     "driver-call-too-new",  # CUDA error 36: the runtime called an API the older driver lacks
     "nccl-deb",  # NCCL installed from NVIDIA's libnccl2 .deb (apt pin, .deb file, dpkg line)
+    "nccl-nic-without-pci",  # NCCL uses a NIC with no PCI address (a USB NIC: enx<MAC>)
 ]
 
 
