@@ -218,3 +218,41 @@ NCCL version 2.18.5+cuda11.8
     assert "nccl-nic-without-pci" not in {
         o.kind for o in read_report(pci, "pasted").snapshot.observations()
     }
+
+
+@pytest.mark.parametrize(
+    ("line", "component", "version"),
+    [
+        # rpm -qa on an EFA node (the installer's RPMS tree: libfabric-aws, libnccl-ofi)
+        (
+            "libfabric-aws-1.22.0amzn4.0-1.amzn2023.x86_64",
+            ComponentName.LIBFABRIC,
+            "1.22.0amzn4.0",
+        ),
+        ("libnccl-ofi-1.13.2-1.amzn2023.x86_64", ComponentName.OFI_NCCL, "1.13.2"),
+        (
+            "ii  libfabric-aws  1.22.0amzn4.0-1  amd64  libfabric",
+            ComponentName.LIBFABRIC,
+            "1.22.0amzn4.0",
+        ),
+        ("libnccl2/unknown,now 2.29.2-1+cuda12.9 amd64 [installed]", ComponentName.NCCL, "2.29.2"),
+    ],
+)
+def test_package_listings_name_the_efa_installers_parts(
+    line: str, component: ComponentName, version: str
+) -> None:
+    snapshot = read_report(line + "\n", "pasted").snapshot
+    found = [i.version for i in snapshot.installations(component)]
+    assert found == [version]
+
+
+def test_upstream_libfabric_is_not_the_efa_installers() -> None:
+    # Ubuntu's libfabric1 comes with Open MPI on any machine: no EFA libfabric to check.
+    line = "ii  libfabric1  1.17.0-3  amd64  libfabric communication library\n"
+    assert read_report(line, "pasted").snapshot.installations(ComponentName.LIBFABRIC) == []
+
+
+def test_apt_lists_libnccl2_as_the_deb() -> None:
+    line = "libnccl2/unknown,now 2.29.2-1+cuda12.9 amd64 [installed]\n"
+    snapshot = read_report(line, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("nccl-deb")] == ["2.29.2"]
