@@ -44,7 +44,8 @@ def test_dpkg_l_libnccl2_with_its_cuda() -> None:
     triage = read_report(text, "t.txt")
     assert "system_packages" in formats(triage)
     assert [f.describe() for f in triage.facts] == [
-        "NCCL 2.22.3 CUDA 12.2 package=libnccl2 2.22.3-1+cuda12.2"
+        "NCCL 2.22.3 CUDA 12.2 package=libnccl2 2.22.3-1+cuda12.2",
+        "observed nccl-deb: 2.22.3",  # the .deb, whose packaging faults apply
     ]
 
 
@@ -71,7 +72,10 @@ def test_apt_search_installed_packages() -> None:
         "libnccl2/now 2.4.7-1+cuda10.0 amd64 [installed,local]\n"
         "  NVIDIA Collectives Communication Library (NCCL) Runtime\n"
     )
-    assert described(text) == ["NCCL 2.4.7 CUDA 10.0 package=libnccl2 2.4.7-1+cuda10.0"]
+    assert described(text) == [
+        "NCCL 2.4.7 CUDA 10.0 package=libnccl2 2.4.7-1+cuda10.0",
+        "observed nccl-deb: 2.4.7",
+    ]
 
 
 def test_rpm_qa() -> None:

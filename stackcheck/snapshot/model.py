@@ -462,6 +462,8 @@ ObservationKind = Literal[
     "gpu-unrequested",  # a scheduler gave the task no GPU it did not ask for (Ray num_gpus=0)
     "device-uuid-unparsed",  # a program read CUDA_VISIBLE_DEVICES as integers and met a UUID
     "gpus-flag-unknown",  # a container CLI refused `--gpus` (Docker's client before 19.03)
+    "nccl-deb",  # NCCL installed from NVIDIA's libnccl2 .deb (apt pin, .deb file, dpkg line)
+    "nccl-nic-without-pci",  # NCCL uses a NIC with no PCI address (a USB NIC: enx<MAC>)
 ]
 
 

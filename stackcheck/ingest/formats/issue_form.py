@@ -13,9 +13,15 @@ from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
-# The answer starts with the version: "2.27.5+cuda12.4+driver ...", "v2.23.4-1", "2.18.3".
+# The answer starts with the version: "2.27.5+cuda12.4+driver ...", "v2.23.4-1", "2.18.3", or
+# with the package that carries it, as the reporter installed it: apt's pin
+# ("libnccl2=2.29.2-1+cuda12.9", NVIDIA/nccl#1991), dpkg's name and version ("libnccl2
+# 2.21.5-1+cuda12.4"), an RPM's name ("libnccl-2.21.5-1+cuda12.4"), pip's pin
+# ("nvidia-nccl-cu12==2.26.2") or "NCCL version 2.18.3".
 _ANSWER = re.compile(
-    r"^\s*(?:NCCL\s)?v?(\d{1,2}\.\d{1,3}\.\d{1,3})(?:-\d{1,2})?(?:\+cuda(\d{1,2}\.\d{1,2}))?\b",
+    r"^\s*`?(?:(?:NCCL|libnccl2?|libnccl-devel?|nvidia-nccl-cu\d{2})(?:\sversion)?"
+    r"(?:\s?={1,2}\s?|[\s:-]{1,3}))?"
+    r"v?(\d{1,2}\.\d{1,3}\.\d{1,3})(?:-\d{1,2})?(?:\+cuda(\d{1,2}\.\d{1,2}))?\b",
     re.IGNORECASE,
 )
 

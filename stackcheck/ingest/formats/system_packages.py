@@ -2,7 +2,9 @@
 
 A package's name and version say which NCCL, cuDNN, driver, fabric manager or CUDA runtime the
 system holds (``libnccl2 2.18.3-1+cuda12.2``, ``libnccl-2.9.9-1+cuda11.3.x86_64``,
-``nvidia-fabricmanager-550 550.90.07-1``, ``nvidia-fabric-manager-550.90.07-1.x86_64``).
+``nvidia-fabricmanager-550 550.90.07-1``, ``nvidia-fabric-manager-550.90.07-1.x86_64``), and
+the EFA installer's libfabric and aws-ofi-nccl (``libfabric-aws-1.22.0amzn4.0-1.amzn2023.x86_64``,
+``libnccl-ofi-1.13.2-1.amzn2023.x86_64``).
 Removed packages (``rc``) and ones never installed (``un``) say nothing.
 """
 
@@ -58,6 +60,18 @@ _PACKAGES = (
         ),
         ComponentName.FABRIC_MANAGER,
         re.compile(r"^(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b"),
+    ),
+    (
+        # the EFA installer's own packages (its RPMS/DEBS trees): AWS's libfabric build and the
+        # aws-ofi-nccl plugin; upstream libfabric (libfabric1, Open MPI's dependency) is not it
+        re.compile(r"^libfabric-aws(?:-devel|-dev|-bin)?$"),
+        ComponentName.LIBFABRIC,
+        re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}(?:~?amzn\d{1,2}\.\d{1,2})?)"),
+    ),
+    (
+        re.compile(r"^(?:libnccl-ofi|aws-ofi-nccl)(?:-devel|-dev)?$"),
+        ComponentName.OFI_NCCL,
+        re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3})"),
     ),
     (
         re.compile(r"^cuda-cudart-\d{1,2}-\d{1,2}$"),
