@@ -1,0 +1,119 @@
+"""Triage readings of s20 in the driver, GPU mode and health, fabric and CPU-build areas:
+ParallelCluster's OpenRM validator, nvidia-smi failing after a reboot, ptxas' gpu-name error cut
+by a wrap, nvidia-smi -q's Remapped Rows and Fabric Status sections pasted alone, health checks
+that find persistence mode off, and a CPU-only PyTorch's version printed alone or told in Chinese
+prose (tests/data/reports, sources cited there)."""
+
+from __future__ import annotations
+
+from stackcheck.check.engine import check
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
+from tests.corpus import body
+
+
+def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
+    report = check(read_report(text, "pasted").snapshot, matrix)
+    return {f.id: f.severity for f in report.findings}
+
+
+def test_parallelcluster_openrm_validator_is_the_module_unusable(matrix: Matrix) -> None:
+    """1827: the validator's JSON message, and its second sentence alone."""
+    assert findings(matrix, body("1827")).get("SC1327") is Severity.ERROR
+    for said in (
+        "The instance type 'p2.xlarge' is not supported by NVIDIA OpenRM drivers.\n",
+        "ERROR: OpenRM can only be used on any Turing or later GPU architectures.\n",
+    ):
+        assert findings(matrix, said).get("SC1327") is Severity.ERROR, said
+
+
+def test_nvidia_smi_failing_after_a_reboot_is_the_module_not_loaded(matrix: Matrix) -> None:
+    """1925; the same message without a reboot stays a process that sees no driver only."""
+    assert findings(matrix, body("1925")).get("SC1327") is Severity.ERROR
+    rebooted = (
+        "After we restarted the node, nvidia-smi says: NVIDIA-SMI has failed because it "
+        "couldn't communicate with the NVIDIA driver.\n"
+    )
+    assert findings(matrix, rebooted).get("SC1327") is Severity.ERROR
+    plain = (
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.\n"
+    )
+    assert "SC1327" not in findings(matrix, plain)
+    asked = (
+        "If I reboot, NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+        "driver?\n"
+    )
+    assert "SC1327" not in findings(matrix, asked)
+
+
+def test_ptxas_gpu_name_error_cut_by_a_wrap_is_still_read(matrix: Matrix) -> None:
+    """1917: the line ends after 'is not', the rest wrapped under a quote bar."""
+    assert findings(matrix, body("1917")).get("SC202") is Severity.ERROR
+    cut = "B300 is sm_103a — `ptxas fatal: Value 'sm_103a' is not \n  ▎ defined for option\n"
+    assert findings(matrix, cut).get("SC202") is Severity.ERROR
+    # Another ptxas verdict on the value is not this one.
+    other = "ptxas fatal   : Value 'sm_90a' is not supported here by this build of the tool\n"
+    assert "SC202" not in findings(matrix, other)
+
+
+def test_remapped_rows_pasted_alone_are_read_as_one_gpus(matrix: Matrix) -> None:
+    """1947 (R470-R570 layout); a pending remap warns, a failed one is an error; none is clean."""
+    assert findings(matrix, body("1947")).get("SC1116") is Severity.WARNING
+    section = (
+        "    Remapped Rows\n"
+        "        Correctable Error                 : 0\n"
+        "        Uncorrectable Error               : 0\n"
+        "        Pending                           : {pending}\n"
+        "        Remapping Failure Occurred        : {failed}\n"
+    )
+    assert findings(matrix, section.format(pending="No", failed="Yes")).get("SC1116") is (
+        Severity.ERROR
+    )
+    assert "SC1116" not in findings(matrix, section.format(pending="No", failed="No"))
+
+
+def test_fabric_status_other_than_success_is_the_fabric_not_up(matrix: Matrix) -> None:
+    """1940: State Completed, Status Insufficient Resources; Success and N/A are healthy."""
+    assert findings(matrix, body("1940")).get("SC521") is Severity.ERROR
+    fabric = (
+        "    Fabric\n"
+        "        State                             : Completed\n"
+        "        Status                            : {status}\n"
+        "        CliqueId                          : 32766\n"
+    )
+    assert findings(matrix, fabric.format(status="Unknown Error")).get("SC521") is Severity.ERROR
+    for healthy in ("Success", "N/A"):
+        assert "SC521" not in findings(matrix, fabric.format(status=healthy)), healthy
+
+
+def test_health_checks_finding_persistence_off_warn(matrix: Matrix) -> None:
+    """1942 (CycleCloud's healthagent) and DCGM's deployment test in both releases' words."""
+    assert findings(matrix, body("1942")).get("SC1120") is Severity.WARNING
+    for said in (
+        "Persistence mode for GPU 3 is disabled.\n",
+        "Persistence mode for GPU 0 is currently disabled. The DCGM diagnostic requires "
+        "peristence mode to be enabled.\n",
+    ):
+        assert findings(matrix, said).get("SC1120") is Severity.WARNING, said
+
+
+def test_a_cpu_torch_version_printed_alone_is_the_cpu_build() -> None:
+    """1914: the REPL's repr; print()'s bare form beside is_available(); not torchvision's 0.x."""
+    for printed in ("'2.6.0+cpu'\n", "2.6.0+cpu False\n", '>>> print(x)\n"2.10.0+cpu"\n'):
+        snapshot = read_report(">>> torch.__version__\n" + printed, "pasted").snapshot
+        torch = snapshot.installations(ComponentName.TORCH)
+        assert torch and torch[0].properties.get("cpu_only") == "yes", printed
+    snapshot = read_report(">>> torchvision.__version__\n'0.21.0+cpu'\n", "pasted").snapshot
+    assert not snapshot.installations(ComponentName.TORCH)
+
+
+def test_chinese_prose_saying_the_install_is_the_cpu_build(matrix: Matrix) -> None:
+    """1914; a question whether it is the CPU build is not read."""
+    assert findings(matrix, body("1914")).get("SC201") is Severity.ERROR
+    said = "pip 装的 torch 是 CPU 版本 跑不了 GPU\n"
+    assert findings(matrix, said).get("SC201") is Severity.ERROR
+    for asked in ("安装的torch是cpu版本吗\uff1f\n", "装的torch是不是cpu版本\n"):
+        assert not read_report(asked, "pasted").snapshot.observations("torch-cpu-only"), asked
