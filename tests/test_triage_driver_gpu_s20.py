@@ -117,3 +117,21 @@ def test_chinese_prose_saying_the_install_is_the_cpu_build(matrix: Matrix) -> No
     assert findings(matrix, said).get("SC201") is Severity.ERROR
     for asked in ("安装的torch是cpu版本吗\uff1f\n", "装的torch是不是cpu版本\n"):
         assert not read_report(asked, "pasted").snapshot.observations("torch-cpu-only"), asked
+
+
+def test_prose_saying_module_and_libraries_differ_is_the_mismatch(matrix: Matrix) -> None:
+    """1929, and the same told either way round; a question is not read."""
+    assert findings(matrix, body("1929")).get("SC103") is Severity.ERROR
+    for said in (
+        "After the upgrade the kernel module does not match the userspace driver libraries.\n",
+        "The userspace NVIDIA libraries differ from the loaded kernel module (570 vs 580).\n",
+    ):
+        assert findings(matrix, said).get("SC103") is Severity.ERROR, said
+    asked = "Could the kernel module differ from the userspace libraries here?\n"
+    assert "SC103" not in findings(matrix, asked)
+
+
+def test_unsloths_stale_cpu_venv_is_the_cpu_build(matrix: Matrix) -> None:
+    """1909; the same check between two GPU builds (1910, healthy) is a rebuild."""
+    assert findings(matrix, body("1909")).get("SC201") is Severity.ERROR
+    assert "SC201" not in findings(matrix, body("1910"))
