@@ -135,3 +135,19 @@ def test_unsloths_stale_cpu_venv_is_the_cpu_build(matrix: Matrix) -> None:
     """1909; the same check between two GPU builds (1910, healthy) is a rebuild."""
     assert findings(matrix, body("1909")).get("SC201") is Severity.ERROR
     assert "SC201" not in findings(matrix, body("1910"))
+
+
+def test_nvccs_gpu_architecture_value_error_is_the_toolkit_lacking_it(matrix: Matrix) -> None:
+    """nvcc (and cuobjdump) name the -arch value they do not know: too new (sm_120 on CUDA
+    12.4) or dropped (compute_35 on CUDA 12), whole or cut by a wrap after 'is not'."""
+    for said in (
+        "nvcc fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'\n",
+        "  nvcc fatal   : Value 'compute_35' is not defined for option 'gpu-architecture'\n",
+        "cuobjdump fatal: Value 'sm_120' is not defined for option 'gpu-architecture'\n",
+        "the build stops: nvcc fatal : Value 'sm_100' is not\n",
+    ):
+        assert findings(matrix, said).get("SC202") is Severity.ERROR, said
+        snapshot = read_report(said, "pasted").snapshot
+        assert "unknown to nvcc" in (
+            snapshot.observations("toolkit-arch-unsupported")[0].value or ""
+        )
