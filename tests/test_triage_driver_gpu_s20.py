@@ -151,3 +151,18 @@ def test_nvccs_gpu_architecture_value_error_is_the_toolkit_lacking_it(matrix: Ma
         assert "unknown to nvcc" in (
             snapshot.observations("toolkit-arch-unsupported")[0].value or ""
         )
+
+
+def test_retired_pages_pasted_alone_are_read_as_one_gpus(matrix: Matrix) -> None:
+    """Pre-Ampere GPUs retire pages instead (R418-R470 `Pending Page Blacklist`, later
+    `Pending Page Retirement`): a page pending is a warning, none pending is clean."""
+    section = (
+        "    Retired Pages\n"
+        "        Single Bit ECC                    : 0\n"
+        "        Double Bit ECC                    : 2\n"
+        "        Pending {key}            : {pending}\n"
+    )
+    for key in ("Page Blacklist", "Page Retirement"):
+        text = section.format(key=key, pending="Yes")
+        assert findings(matrix, text).get("SC1116") is Severity.WARNING, key
+        assert "SC1116" not in findings(matrix, section.format(key=key, pending="No")), key

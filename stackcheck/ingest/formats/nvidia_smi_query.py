@@ -29,9 +29,9 @@ class NvidiaSmiQuery(Format):
     title = "nvidia-smi -q"
     # The fabric's section alone opens too: NVIDIA's guides check the fabric with
     # `nvidia-smi -q -i 0 | grep -A 2 Fabric`, which prints only "Fabric", "State", "Status";
-    # and so does the remapped rows' section, which health tools and reports quote alone.
+    # and so do the remapped rows' and retired pages' sections, which reports quote alone.
     anchor = re.compile(
-        r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:|^\s{0,8}(?:Fabric|Remapped Rows)\s*$"
+        r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:|^\s{0,8}(?:Fabric|Remapped Rows|Retired Pages)\s*$"
     )
     member = None
     blank_ok = True
