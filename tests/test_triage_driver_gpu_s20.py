@@ -172,3 +172,16 @@ def test_retired_pages_pasted_alone_are_read_as_one_gpus(matrix: Matrix) -> None
         text = section.format(key=key, pending="Yes")
         assert findings(matrix, text).get("SC1116") is Severity.WARNING, key
         assert "SC1116" not in findings(matrix, section.format(key=key, pending="No")), key
+
+
+def test_a_version_wrapped_apart_from_its_name_is_still_stated() -> None:
+    """A browser's wrap between "CUDA version" and "is 12.4" (XLA's warning quoted in a
+    sentence) states the same CUDA as the unwrapped line; the next line's own versions are
+    read there, once."""
+    wrapped = (
+        "When I run the job it fails with this message: The NVIDIA driver's CUDA version\n"
+        "is 12.4 which is older than the PTX compiler version, and cuDNN 9.1 is here.\n"
+    )
+    said = read_report(wrapped, "pasted").snapshot.observations("version-stated")
+    assert [o.value for o in said] == ["CUDA 12.4"]
+    assert len(read_report(wrapped, "pasted").snapshot.installations(ComponentName.CUDNN)) == 1
