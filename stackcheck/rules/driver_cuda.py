@@ -444,7 +444,9 @@ class DriverLibraryMismatch(Rule):
         what="Compares the loaded NVIDIA kernel module's version with the version of the "
         "user-space driver libraries (libcuda.so, libnvidia-ml.so) the loader would use, and "
         "reads the verdicts that say they differ (`Failed to initialize NVML: Driver/library "
-        "version mismatch`, `NVRM: API mismatch`, and said in Chinese: `驱动不一致`), and the "
+        "version mismatch`, `NVRM: API mismatch`, said in Chinese: `驱动不一致`, and in "
+        "English: `mismatched NVIDIA driver components`, `the kernel module does not match "
+        "the userspace driver`), and the "
         "container toolkit's `mount error: file creation failed: …: file exists` (an image that "
         "ships driver files of its own, nvidia-smi or libnvidia-ml.so.1). In a pasted "
         "text, the kernel module is /proc/driver/nvidia/version and the user space a package "
@@ -684,7 +686,10 @@ class DriverModuleUnusable(Rule):
         "drives (R560+'s `installed in this system requires use of the NVIDIA open kernel "
         "modules`: Blackwell, Grace Hopper), also retold beside the proprietary module loaded "
         "or the driver failing (`is only supported by the open kernel modules, so the driver "
-        "fails to initialize`).",
+        "fails to initialize`); AWS ParallelCluster's validator refusing a GPU before Turing "
+        "under its OpenRM AMIs (`is not supported by NVIDIA OpenRM drivers`), and nvidia-smi's "
+        "`couldn't communicate with the NVIDIA driver` in a sentence that says it began after "
+        "a reboot (the module is not loaded at boot).",
         why="Without a loaded kernel module nvidia-smi cannot reach the driver, no container "
         "gets a GPU and CUDA finds no device; it is the driver installation, not the program "
         "or the container toolkit, that needs fixing. The usual cause is a kernel update that "

@@ -26,8 +26,10 @@ class PersistenceModeOff(Rule):
     doc = RuleDoc(
         what="Reads each GPU's persistence mode (NVML or `nvidia-smi -q` `Persistence Mode`), "
         "the `Persistence-M` cell of `nvidia-smi`'s table, a report's sentence that says it was "
-        "off or that turning it on fixed the problem, and nvidia-container-cli's `driver error: "
-        "timed out` / `driver rpc error: timed out`, which a driver re-initialising the GPUs at "
+        "off or that turning it on fixed the problem, a health check's verdict that it is off "
+        "(CycleCloud's healthagent, DCGM's deployment test), and nvidia-container-cli's "
+        "`driver error: timed out` / `driver rpc error: timed out`, which a driver "
+        "re-initialising the GPUs at "
         "each container start causes. A warning where the report says it was off, on the "
         "timeout, or where a table shows it off and the report says nvidia-smi takes minutes; "
         "advice otherwise (off is the default on many hosts).",

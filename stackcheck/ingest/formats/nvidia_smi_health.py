@@ -41,10 +41,17 @@ def _yes(text: str) -> bool | None:
     return None
 
 
+# Sections a report pastes on their own, without the GPU's header (`nvidia-smi -q -d
+# ROW_REMAPPER | grep -A 5 Remapped`, a health tool quoting one block): read as one GPU's.
+_ALONE = ("Remapped Rows", "Retired Pages", "ECC Errors")
+
+
 class _Gpu:
-    def __init__(self, line: Line, bus_id: str, index: int) -> None:
+    def __init__(self, line: Line, bus_id: str | None, index: int) -> None:
         self.line = line
-        self.health = GpuHealth(bus_id=normalise_bus_id(bus_id), index=index)
+        self.health = GpuHealth(
+            bus_id=normalise_bus_id(bus_id) if bus_id is not None else None, index=index
+        )
         self.cited: list[Line] = []
         self.pcie: dict[str, str] = {}
         self.uncorrectable: int | None = None
@@ -119,13 +126,17 @@ def gpu_health_facts(lines: Sequence[Line]) -> list[GpuHealthFact]:
             gpus.append(_Gpu(line, header.group(1), len(gpus)))
             stack.clear()
             continue
-        if not gpus or not line.text.strip():
+        if not line.text.strip():
             continue
         found = _LINE.match(line.text) or _SECTION.match(line.text)
         if found is None:
             continue
         indent, key = len(found.group(1)), found.group(2).strip()
         value = found.group(3) if found.re is _LINE else None
+        if not gpus:
+            if value is not None or key not in _ALONE:
+                continue
+            gpus.append(_Gpu(line, None, 0))
         while stack and stack[-1][0] >= indent:
             stack.pop()
         if value is None or not value.strip():

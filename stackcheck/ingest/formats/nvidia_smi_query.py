@@ -2,7 +2,9 @@
 
 Besides versions and product names it shows the NVLink fabric's state on NVSwitch systems
 (``Fabric`` / ``State : Completed``), which stays ``In Progress`` while the fabric manager has
-not initialised the fabric; that section is read on its own too, as ``grep -A 2 Fabric`` pastes it.
+not initialised the fabric, and (R550+) a ``Status`` other than ``Success`` where the GPU's
+registration with the NVLink fabric failed (``Insufficient Resources``); that section is read on
+its own too, as ``grep -A 2 Fabric`` pastes it, and so is ``Remapped Rows``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from stackcheck.ingest.lines import Line
 from stackcheck.snapshot.model import ComponentName
 
 _FIELD = re.compile(r"^(\s*)(\S[^:]{0,60}?)\s*:\s?(.{0,300})$")
+# Fabric Status values of a GPU that registered, or that has no NVLink fabric to join.
+_FABRIC_OK = ("success", "n/a", "not supported", "")
 _HEADER = re.compile(r"^(?:GPU [0-9A-Fa-f:.]{4,20}|[A-Z][\w ()/.-]{0,60})$")  # "Attached GPUs"
 
 
@@ -24,8 +28,11 @@ class NvidiaSmiQuery(Format):
     name = "nvidia_smi_q"
     title = "nvidia-smi -q"
     # The fabric's section alone opens too: NVIDIA's guides check the fabric with
-    # `nvidia-smi -q -i 0 | grep -A 2 Fabric`, which prints only "Fabric", "State", "Status".
-    anchor = re.compile(r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:|^\s{0,8}Fabric\s*$")
+    # `nvidia-smi -q -i 0 | grep -A 2 Fabric`, which prints only "Fabric", "State", "Status";
+    # and so do the remapped rows' and retired pages' sections, which reports quote alone.
+    anchor = re.compile(
+        r"=+\s*NVSMI LOG\s*=+|^Attached GPUs\s+:|^\s{0,8}(?:Fabric|Remapped Rows|Retired Pages)\s*$"
+    )
     member = None
     blank_ok = True
 
@@ -55,6 +62,10 @@ class NvidiaSmiQuery(Format):
                 facts.append(GpuFact(line, value, index=max(index, 0)))
             elif key == "State" and section == "Fabric" and value not in ("N/A", ""):
                 facts.append(ObservationFact(line, "fabric-state", value))
+            elif key == "Status" and section == "Fabric" and value.lower() not in _FABRIC_OK:
+                # R550+: the GPU's registration with the NVLink fabric; a State of Completed
+                # with a failed Status (Insufficient Resources) leaves its NVLinks unusable.
+                facts.append(ObservationFact(line, "fabric-state", f"status {value}"))
             elif not value:
                 section = key
         facts.extend(gpu_health_facts(lines))  # the hardware sections, per GPU

@@ -1079,7 +1079,11 @@ def stated_components(line: Line, tail: str = "") -> list[Fact]:
                 found = pattern.fullmatch(f"{name} {version}")
                 if found is not None:
                     facts.append(row.fact(line, found.group(1)))
-            for found in pattern.finditer(sentence):
+            # A wrap may fall between a name and its version ("CUDA version" / "is 12.4"): the
+            # last sentence is read on into the next line, for a match that spans the break.
+            for found in pattern.finditer(context):
+                if found.start() >= len(sentence):
+                    break  # the next line's own: read there
                 before = sentence[: found.start()]
                 if not (
                     _RANGE_WORD.search(before)
