@@ -330,7 +330,12 @@ class NoGpuVisible(Rule):
         "named so) it is advice: GPU support for WSL2 broke in known preview builds. Where a "
         "scheduler gave the task no GPU it did not ask for (a Ray task or actor without "
         "`num_gpus`, whose worker Ray gives an empty CUDA_VISIBLE_DEVICES) it is advice to "
-        "request one.",
+        "request one. WSL 1 (its `4.4.0-<build>-Microsoft` kernel, `wsl -l -v`'s version 1), "
+        "which gives Linux no GPU, is read as such a message where a process found no GPU or "
+        "the text shows a GPU or driver. Open MPI's notice that it found no libcuda and "
+        "disabled CUDA-aware support (the libcuda paths it lists under it are part of the "
+        "notice), with nothing else failing, is advice (what a CUDA-built Open MPI prints on "
+        "every node without a GPU), a warning where the text shows a GPU or driver.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
