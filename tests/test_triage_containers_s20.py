@@ -34,6 +34,21 @@ def test_a_ray_task_without_num_gpus_is_advice(matrix: Matrix) -> None:
     assert set(read.values()) == {Severity.INFO}, read
 
 
+def test_a_ray_workers_empty_cuda_visible_devices_is_the_schedulers(matrix: Matrix) -> None:
+    """Ray empties CUDA_VISIBLE_DEVICES in a worker that requested no GPU: where the text shows
+    the empty value too, the advice is still to request one, not to unset the variable."""
+    task = "@ray.remote\ndef f(i):\n    torch.rand(1, 1).to('cuda')\n"
+    read = _levels(
+        matrix,
+        "SC532",
+        f'{task}CUDA_VISIBLE_DEVICES=""\n{_NO_GPUS}',
+        f"{task}export CUDA_VISIBLE_DEVICES=\n{_NO_GPUS}",
+    )
+    assert set(read.values()) == {Severity.INFO}, read
+    alone = findings(matrix, f'CUDA_VISIBLE_DEVICES=""\n{_NO_GPUS}\n').get("SC532")
+    assert alone is Severity.WARNING  # without Ray's task, the setting is the user's
+
+
 def test_a_ray_task_that_asks_for_a_gpu_is_not_excused(matrix: Matrix) -> None:
     """A task that requested a GPU and still saw none, or the decorator alone, is not advice."""
     asked = f"@ray.remote(num_gpus=1)\ndef f(i):\n    pass\n{_NO_GPUS}"

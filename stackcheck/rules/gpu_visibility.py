@@ -330,7 +330,12 @@ class NoGpuVisible(Rule):
         "named so) it is advice: GPU support for WSL2 broke in known preview builds. Where a "
         "scheduler gave the task no GPU it did not ask for (a Ray task or actor without "
         "`num_gpus`, whose worker Ray gives an empty CUDA_VISIBLE_DEVICES) it is advice to "
-        "request one.",
+        "request one. WSL 1 (its `4.4.0-<build>-Microsoft` kernel, `wsl -l -v`'s version 1), "
+        "which gives Linux no GPU, is read as such a message where a process found no GPU or "
+        "the text shows a GPU or driver. Open MPI's notice that it found no libcuda and "
+        "disabled CUDA-aware support (the libcuda paths it lists under it are part of the "
+        "notice), with nothing else failing, is advice (what a CUDA-built Open MPI prints on "
+        "every node without a GPU), a warning where the text shows a GPU or driver.",
         why="Nothing GPU-related can work. In a container this means the GPUs and driver were "
         "not injected (no `--gpus`, no NVIDIA runtime, `NVIDIA_VISIBLE_DEVICES=void`); on a host "
         "that the driver is not loaded.",
@@ -448,6 +453,19 @@ class NoGpuVisible(Rule):
         # found none on the host itself (a GPU request does not put a GPU in a machine).
         gpu_less = not held and (not asked or _host_refused(failed))
         evidence = [o.evidence for o in seen[:2]]
+        unrequested = ctx.snapshot.observations("gpu-unrequested")
+        if unrequested and not any(_toolkit_hook(o) for o in seen):
+            # The scheduler hid the GPUs from a task that asked for none (Ray sets an empty
+            # CUDA_VISIBLE_DEVICES in such a worker): the program's request, not the stack; read
+            # before the empty CUDA_VISIBLE_DEVICES, which is then the scheduler's, not the user's.
+            return self.finding(
+                f"The process found no GPU ({said}), and {unrequested[0].value}: the scheduler "
+                "gives a task only the GPUs it requests and hides the rest. Request them "
+                "(`@ray.remote(num_gpus=1)`, the scheduler's GPU resource) where the task "
+                "needs a GPU.",
+                [*evidence, unrequested[0].evidence],
+                severity=Severity.INFO,
+            )
         hidden = ctx.snapshot.env.get("CUDA_VISIBLE_DEVICES")
         if hidden is not None and hidden.value.strip("'\"") in _HIDES_ALL:
             # The process was told to see no GPU: the message follows from the setting, on any
@@ -463,18 +481,6 @@ class NoGpuVisible(Rule):
                 ),
                 evidence,
                 severity=Severity.INFO if cpu else Severity.WARNING,
-            )
-        unrequested = ctx.snapshot.observations("gpu-unrequested")
-        if unrequested and not any(_toolkit_hook(o) for o in seen):
-            # The scheduler hid the GPUs from a task that asked for none (Ray sets an empty
-            # CUDA_VISIBLE_DEVICES in such a worker): the program's request, not the stack.
-            return self.finding(
-                f"The process found no GPU ({said}), and {unrequested[0].value}: the scheduler "
-                "gives a task only the GPUs it requests and hides the rest. Request them "
-                "(`@ray.remote(num_gpus=1)`, the scheduler's GPU resource) where the task "
-                "needs a GPU.",
-                [*evidence, unrequested[0].evidence],
-                severity=Severity.INFO,
             )
         if not failed and not shown:
             # Only a probe's warning (is_available(), TensorFlow's import): the program asked, got

@@ -377,7 +377,7 @@ class TorchMissingArch(Rule):
     family = "gpu-arch"
     severity = Severity.ERROR
     lowest = Severity.INFO
-    title = "PyTorch build lacks the GPU's architecture"
+    title = "PyTorch build lacks the GPU's architecture (or the GPU a feature a program needs)"
     doc = RuleDoc(
         what="Compares each GPU's compute capability with the architectures the PyTorch build "
         "carries (read from libtorch_python.so, else from the matrix for that wheel variant; "

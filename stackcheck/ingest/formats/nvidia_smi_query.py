@@ -4,7 +4,8 @@ Besides versions and product names it shows the NVLink fabric's state on NVSwitc
 (``Fabric`` / ``State : Completed``), which stays ``In Progress`` while the fabric manager has
 not initialised the fabric, and (R550+) a ``Status`` other than ``Success`` where the GPU's
 registration with the NVLink fabric failed (``Insufficient Resources``); that section is read on
-its own too, as ``grep -A 2 Fabric`` pastes it, and so is ``Remapped Rows``.
+its own too, as ``grep -A 2 Fabric`` pastes it, and so are ``Remapped Rows`` and
+``Retired Pages``.
 """
 
 from __future__ import annotations
