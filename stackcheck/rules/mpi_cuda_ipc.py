@@ -9,11 +9,6 @@ from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.rules.base import Rule, RuleDoc
 
-# How the catalogue's entries begin their value (messages.toml): smcuda without a context (the
-# application's order, not the stack) and UCX without its cuda_ipc transport (its CUDA module).
-_NO_CONTEXT = "smcuda:"
-_NO_TRANSPORT = "ucx:"
-
 
 class MpiCudaIpcOff(Rule):
     id = "SC1414"
@@ -49,12 +44,12 @@ class MpiCudaIpcOff(Rule):
     )
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        off = ctx.snapshot.observations("mpi-cuda-ipc-off")
-        missing = [o for o in off if (o.value or "").startswith(_NO_TRANSPORT)]
-        stated = [o for o in off if not (o.value or "").startswith((_NO_CONTEXT, _NO_TRANSPORT))]
+        missing = ctx.snapshot.observations("ucx-cuda-ipc-missing")
+        stated = ctx.snapshot.observations("mpi-cuda-ipc-off")
+        no_context = ctx.snapshot.observations("mpi-cuda-no-context")
         if missing:
             yield self.finding(
-                f"UCX has no cuda_ipc transport ({(missing[0].value or '')[5:105]}): its CUDA "
+                f"UCX has no cuda_ipc transport ({(missing[0].value or '')[:100]}): its CUDA "
                 "module (libuct_cuda.so, the ucx-cuda package, a UCX built `--with-cuda`) is "
                 "not installed or does not load, so GPU memory between a node's GPUs moves "
                 "through host memory or another transport; `ucx_info -d | grep cuda` lists "
@@ -69,12 +64,12 @@ class MpiCudaIpcOff(Rule):
                 "CUDA_VISIBLE_DEVICES) and device memory, not managed memory.",
                 [stated[0].evidence],
             )
-        elif off:
+        elif no_context:
             yield self.finding(
-                f"Open MPI's smcuda found no CUDA context at MPI_Init ({off[0].value}): CUDA IPC "
-                "is off and messages between GPUs of the node are staged through host memory. "
-                "The application calls MPI_Init before any CUDA call; select the GPU "
+                f"Open MPI's smcuda found no CUDA context at MPI_Init ({no_context[0].value}): "
+                "CUDA IPC is off and messages between GPUs of the node are staged through host "
+                "memory. The application calls MPI_Init before any CUDA call; select the GPU "
                 "(cudaSetDevice) first.",
-                [off[0].evidence],
+                [no_context[0].evidence],
                 severity=Severity.INFO,
             )

@@ -449,7 +449,7 @@ ObservationKind = Literal[
     "gpu-feature-unsupported",  # a program refuses a feature the GPU lacks by design (FP8)
     "mpi-cuda-optional",  # Open MPI found no libcuda and turned CUDA-aware support off (a notice)
     "wsl-version-1",  # the Linux runs under WSL 1, which gives it no GPU (kernel, form, wsl -l -v)
-    "mpi-cuda-ipc-off",  # Open MPI/UCX run without CUDA IPC (smcuda without context, prose)
+    "mpi-cuda-ipc-off",  # a report says MPI/UCX run without CUDA IPC
     "ptx-newer-than-ptxas",  # ptxas or the driver's JIT refused PTX of a newer ISA ("7.3 7.2 …")
     "stub-libcuda-loaded",  # a process loaded the toolkit's stub libcuda (CUDA error 34)
     "stub-dir-on-path",  # the toolkit's stubs directory on a run-time search path (RPATH, ...)
@@ -464,6 +464,8 @@ ObservationKind = Literal[
     "gpus-flag-unknown",  # a container CLI refused `--gpus` (Docker's client before 19.03)
     "nccl-deb",  # NCCL installed from NVIDIA's libnccl2 .deb (apt pin, .deb file, dpkg line)
     "nccl-nic-without-pci",  # NCCL uses a NIC with no PCI address (a USB NIC: enx<MAC>)
+    "mpi-cuda-no-context",  # Open MPI's smcuda found no CUDA context at MPI_Init
+    "ucx-cuda-ipc-missing",  # UCX says its cuda_ipc transport is not available
 ]
 
 
