@@ -66,6 +66,19 @@ def test_a_full_dev_shm_in_df_is_shm_exhausted_and_a_roomy_one_is_not(matrix: Ma
     assert "SC502" not in findings(matrix, roomy)
 
 
+def test_a_full_row_whose_size_does_not_read_leaves_the_next_rows_size(matrix: Matrix) -> None:
+    """A full /dev/shm row with a size df never prints still says the tmpfs is full, and the
+    size comes from the next /dev/shm row that reads."""
+    text = (
+        "Filesystem      Size  Used Avail Use% Mounted on\n"
+        "shm  6.4.1M  6.4.1M     0 100% /dev/shm\n"
+        "tmpfs  1.0G  128M  896M  13% /dev/shm\n"
+    )
+    snapshot = read_report(text, "pasted").snapshot
+    assert snapshot.runtime.shm_bytes == 1 << 30
+    assert "shm-exhausted" in observed(text)
+
+
 def test_ptxas_older_than_the_ptx_is_an_error_unless_triton_derived_the_isa(
     matrix: Matrix,
 ) -> None:

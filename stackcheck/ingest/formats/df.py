@@ -38,6 +38,7 @@ class Df(Format):
         header = lines[0].text.startswith("Filesystem")
         human = "Size" in lines[0].text or not header  # a bare row is matched with its unit
         facts: list[Fact] = []
+        sized = False  # the first row whose size reads gives it; a full row before it still counts
         for line in lines[1:] if header else lines:
             row = _ROW.match(line.text)
             if row is None:
@@ -45,8 +46,9 @@ class Df(Format):
             filesystem, size, rest = row.group(1), row.group(2), row.group(3)
             if "/dev/shm" in rest or filesystem == "shm":
                 value = size_bytes(size) if human else size_bytes(size, "k")
-                if value is not None and not facts:
+                if value is not None and not sized:
                     facts.append(RuntimeFact(line, "shm_bytes", value))
+                    sized = True
                 if _FULL.search(line.text):
                     facts.append(ObservationFact(line, "shm-exhausted", line.text.strip()))
         return facts
