@@ -11,19 +11,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def reads(matrix: Matrix, rule: str, read: tuple[str, ...], not_read: tuple[str, ...]) -> None:
-    """Each line of ``read`` gets ``rule`` as an error; none of ``not_read`` gets it."""
-    for said in read:
-        assert findings(matrix, said + "\n").get(rule) is Severity.ERROR, said
-    for said in not_read:
-        assert rule not in findings(matrix, said + "\n"), said
+from tests.support.pasted import findings, reads
 
 
 def test_applications_refusing_or_failing_on_the_gpus_architecture_are_errors(
@@ -45,7 +33,13 @@ def test_applications_refusing_or_failing_on_the_gpus_architecture_are_errors(
         "(Unsupported SM: 0x809)",
     )
     # cuBLAS's status outside ggml names no architecture
-    reads(matrix, "SC202", read, ("cuBLAS error 15: the requested functionality is not supported",))
+    reads(
+        matrix,
+        "SC202",
+        Severity.ERROR,
+        read,
+        ("cuBLAS error 15: the requested functionality is not supported",),
+    )
 
 
 def test_ggml_names_each_gpu_with_its_capability(matrix: Matrix) -> None:
@@ -114,6 +108,7 @@ def test_tensorflow_names_a_gpu_below_its_binaries_minimum(matrix: Matrix) -> No
     reads(
         matrix,
         "SC202",
+        Severity.ERROR,
         (
             "name: Quadro K4200 major: 3 minor: 0 memoryClockRate(GHz): 0.784",
             "pciBusID: 0000:01:00.0 name: GeForce GTX 680 computeCapability: 3.0",
@@ -130,6 +125,7 @@ def test_an_install_said_to_put_the_cpu_build_in_place(matrix: Matrix) -> None:
     reads(
         matrix,
         "SC201",
+        Severity.ERROR,
         (
             "by default, the original torch dependencies will be uninstalled and only the CPU "
             "version will be reinstalled.",
@@ -153,6 +149,7 @@ def test_xformers_finding_a_cpu_pytorch_is_a_cpu_build(matrix: Matrix) -> None:
     reads(
         matrix,
         "SC201",
+        Severity.ERROR,
         (),
         (
             "    PyTorch 2.0.1 with CUDA 1106 (you have 2.0.1)",

@@ -10,11 +10,7 @@ from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
+from tests.support.pasted import findings
 
 
 def loud(matrix: Matrix, text: str) -> dict[str, Severity]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from tests.support.pasted import observed
 from tests.test_triage_gpu_stack import findings
 
 _NO_GPUS = "RuntimeError: No CUDA GPUs are available"
@@ -91,10 +92,6 @@ def test_questions_and_conditions_about_shm_are_not_read(matrix: Matrix) -> None
         "The chart now mounts /dev/shm as an emptyDir with medium Memory.",
     )
     assert set(read.values()) == {None}, read
-
-
-def observed(text: str) -> dict[str, str | None]:
-    return {o.kind: o.value for o in read_report(text + "\n", "pasted").snapshot.observed}
 
 
 def test_accelerate_rtx40_gate_is_a_hint_not_a_setting(matrix: Matrix) -> None:

@@ -6,17 +6,11 @@ same kinds of text take."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
+from tests.support.pasted import findings, reads
 
 _NVCC = "nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
 
@@ -113,14 +107,6 @@ def test_tensorflow_says_its_build_has_no_cuda(matrix: Matrix) -> None:
     assert "SC1326" not in findings(matrix, "tf.test.is_built_with_cuda() returns True\n")
 
 
-def reads(matrix: Matrix, rule: str, read: tuple[str, ...], not_read: tuple[str, ...]) -> None:
-    """Each line of ``read`` gets ``rule`` as a warning; none of ``not_read`` gets it."""
-    for said in read:
-        assert findings(matrix, said + "\n").get(rule) is Severity.WARNING, said
-    for said in not_read:
-        assert rule not in findings(matrix, said + "\n"), said
-
-
 def test_a_stated_cuda_the_stated_driver_cannot_run(matrix: Matrix) -> None:
     """1339: Ubuntu 18.04's default driver 390.87 under CUDA 9.2 (which needs 396.26). Within
     the driver's reach (minor-version compatibility from CUDA 11 on): nothing."""
@@ -128,6 +114,7 @@ def test_a_stated_cuda_the_stated_driver_cannot_run(matrix: Matrix) -> None:
     reads(
         matrix,
         "SC101",
+        Severity.WARNING,
         (
             "The driver is 470.82.01. Install CUDA 12.1.",
             "My NVIDIA driver is 418.87 and I use CUDA 10.2.",
@@ -142,6 +129,7 @@ def test_a_driver_said_too_old_for_the_gpu(matrix: Matrix) -> None:
     reads(
         matrix,
         "SC101",
+        Severity.WARNING,
         ("The driver 470.57 does not support the H100.", "Our driver is too old for the RTX 4090."),
         ("Is the driver too old for the A10?", "Check whether the driver is too old for the H100."),
     )

@@ -6,36 +6,11 @@ name-version form."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def observed(text: str) -> dict[str, str | None]:
-    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
-
-
-def reads(
-    matrix: Matrix,
-    rule: str,
-    severity: Severity,
-    read: tuple[str, ...],
-    kind: str,
-    not_read: tuple[str, ...],
-) -> None:
-    """Each line of ``read`` gets ``rule`` at ``severity``; none of ``not_read`` (questions,
-    conditions, denials) gives the observation ``kind``."""
-    for said in read:
-        assert findings(matrix, said + "\n").get(rule) is severity, said
-    for said in not_read:
-        assert kind not in observed(said + "\n"), said
+from tests.support.pasted import findings, observed, reads
 
 
 def test_cudnn_statuses_for_parts_of_two_releases_are_errors(matrix: Matrix) -> None:
@@ -137,12 +112,12 @@ def test_a_setup_that_fell_back_to_the_cpu_build(matrix: Matrix) -> None:
             "The setup then reverted to torch==2.5.1+cpu.",
             "It restored torch-2.6.0+cpu after the CUDA wheel failed.",
         ),
-        "torch-cpu-only",
         (
             "The CUDA path is silently falling back to CPU after a failed torch installation.",
             "Why does it fall back to torch-2.6.0+cpu?",
             "If the download fails, the setup falls back to torch-2.6.0+cpu.",
         ),
+        kind="torch-cpu-only",
     )
 
 
@@ -296,12 +271,12 @@ def test_two_cudnn_installations_said(matrix: Matrix) -> None:
             "system-level and venv-level",
             "I had two cuDNN installations: one from pip and one system-wide.",
         ),
-        "cudnn-mismatch",
         (
             "I don't have two cudnn installations.",
             "Do I have two cuDNN versions installed?",
             "There are no conflicting cuDNN installations here.",
         ),
+        kind="cudnn-mismatch",
     )
 
 
@@ -319,13 +294,13 @@ def test_pytorch_said_to_lack_an_sm(matrix: Matrix) -> None:
             "PyTorch 2.6 does not support the RTX 5090 (sm_120); you need the cu128 build.",
             "The stable torch doesn't support sm_120 yet, please use the nightly build.",
         ),
-        "no-kernel-image",
         (
             "Does torch 2.5 support sm_120?",
             "If torch does not support sm_120, the kernel fails.",
             "RTX 5090 (sm_120) is supported by torch 2.7 cu128.",
             "PyTorch 2.7 supports sm_120, so upgrade.",
         ),
+        kind="no-kernel-image",
     )
 
 

@@ -4,16 +4,11 @@ same kind of sentence takes."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
+from tests.support.pasted import findings
 
 
 def test_a_retold_driver_check_is_the_reporters_word(matrix: Matrix) -> None:

@@ -6,33 +6,17 @@ have put the CPU-only PyTorch in place."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report, signatures
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
+from tests.support.pasted import findings, reads
 
 _ERROR_35 = (
     "Error CUDA driver version is insufficient for CUDA runtime version at line 167 in file "
     "ops.cu\n"
 )
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def reads(
-    matrix: Matrix, rule: str, severity: Severity, read: tuple[str, ...], not_read: tuple[str, ...]
-) -> None:
-    """Each line of ``read`` gets ``rule`` at ``severity``; none of ``not_read`` (questions,
-    conditions, denials) gets it."""
-    for said in read:
-        assert findings(matrix, said + "\n").get(rule) is severity, said
-    for said in not_read:
-        assert rule not in findings(matrix, said + "\n"), said
 
 
 def observed(text: str) -> set[str]:

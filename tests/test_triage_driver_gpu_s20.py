@@ -6,34 +6,11 @@ prose (tests/data/reports, sources cited there)."""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
-from tests.corpus import body
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def reads(
-    matrix: Matrix,
-    rule: str,
-    severity: Severity,
-    said: tuple[str, ...],
-    unsaid: tuple[str, ...] = (),
-) -> None:
-    """Each text of ``said`` (a corpus report's number, or a text) gives ``rule`` at
-    ``severity``; none of ``unsaid`` gives it at all."""
-    for text in said:
-        text = body(text) if text.isdigit() else text
-        assert findings(matrix, text).get(rule) is severity, text[:80]
-    for text in unsaid:
-        text = body(text) if text.isdigit() else text
-        assert rule not in findings(matrix, text), text[:80]
+from tests.support.pasted import findings, reads
 
 
 def test_parallelcluster_openrm_validator_is_the_module_unusable(matrix: Matrix) -> None:

@@ -5,11 +5,11 @@ module drives under the proprietary one (tests/data/reports, sources cited there
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
+from tests.support.pasted import findings
 
 SMI_470 = (
     "+-----------------------------------------------------------------------------+\n"
@@ -19,11 +19,6 @@ SMI_470 = (
 NVCC_117 = (
     "Cuda compilation tools, release 11.7, V11.7.64\nBuild cuda_11.7.r11.7/compiler.31294372_0\n"
 )
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
 
 
 def test_xlas_warning_in_both_phrasings_is_the_limit_met(matrix: Matrix) -> None:

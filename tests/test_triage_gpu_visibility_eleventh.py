@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
+from tests.support.pasted import findings
 
 
 def cpu_only(text: str) -> bool:
     torch = read_report(text, "pasted").snapshot.component(ComponentName.TORCH)
     return any(i.properties.get("cpu_only") == "yes" for i in torch.installations)
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
 
 
 def test_torch_version_cuda_none_is_a_cpu_build(matrix: Matrix) -> None:

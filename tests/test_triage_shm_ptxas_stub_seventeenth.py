@@ -5,20 +5,11 @@ there) and the other shapes the same kinds of text take in the tools' sources.""
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from stackcheck.snapshot.model import ComponentName
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
-
-
-def observed(text: str) -> dict[str, str | None]:
-    return {o.kind: o.value for o in read_report(text, "pasted").snapshot.observed}
+from tests.support.pasted import findings, observed
 
 
 def sorts(kind: str, read: tuple[str, ...], not_read: tuple[str, ...]) -> None:
