@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from stackcheck import versions
-from stackcheck.archs import runs_on
+from stackcheck.archs import flag_archs, runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import cuda_runs_on
@@ -396,7 +396,13 @@ class TorchMissingArch(Rule):
         "shows or the instance type's are all of other architectures: the build asks for a "
         "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
-        "`info`, where nothing else is found.",
+        "`info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
+        "variable (mmcv's MMCV_CUDA_ARGS, NCCL's NVCC_GENCODE, CUDA_NVCC_FLAGS; in an extension "
+        "build they replace TORCH_CUDA_ARCH_LIST) are compared with each GPU the text shows: "
+        "none for its architecture is an error, PTX only a warning. Libraries that say they "
+        "lack the GPU's architecture (tiny-cuda-nn's `Could not find compatible tinycudann "
+        "extension`, TensorRT 10's `Target GPU SM 70 is not supported by this TensorRT "
+        "release`) count as `no kernel image is available`.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -412,7 +418,7 @@ class TorchMissingArch(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         shown = False
-        for finding in self._missing(ctx):
+        for finding in (*self._missing(ctx), *self._build_flags(ctx)):
             shown = True
             yield finding
         refused = ctx.snapshot.observations("gpu-feature-unsupported")
@@ -426,6 +432,33 @@ class TorchMissingArch(Rule):
                 [refused[0].evidence],
                 severity=Severity.INFO,
             )
+
+    def _build_flags(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A build whose explicit nvcc arch flags (-gencode, -arch; they replace
+        TORCH_CUDA_ARCH_LIST in an extension build) leave out a GPU the text shows."""
+        builds = ctx.snapshot.observations("build-archs")
+        for gpu in ctx.gpus:
+            if gpu.compute_capability is None or not builds:
+                continue
+            for build in builds:
+                archs = flag_archs(build.value or "")
+                verdict = runs_on(archs, gpu.compute_capability) if archs else "sass"
+                if verdict == "sass":
+                    continue
+                name = (build.value or "").split("=", 1)[0]
+                sm = gpu.compute_capability.replace(".", "")
+                yield self.finding(
+                    f"The build's nvcc flags ({name}) compile for {' '.join(archs)} only: "
+                    + (
+                        f"{gpu.name} (sm_{sm}) would run its kernels only JIT-compiled from PTX."
+                        if verdict == "ptx"
+                        else f"nothing it builds runs on {gpu.name} (compute capability "
+                        f"{gpu.compute_capability}); add -gencode arch=compute_{sm},code=sm_{sm}."
+                    ),
+                    [build.evidence, *gpu.evidence[:1]],
+                    severity=Severity.WARNING if verdict == "ptx" else Severity.ERROR,
+                )
+                break
 
     def _missing(self, ctx: CheckContext) -> Iterable[Finding]:
         found = False
