@@ -1,5 +1,6 @@
 """Triage readings of builds and libraries that lack the GPU's architecture: tiny-cuda-nn's
-extension built for another compute capability, TensorRT 10 refusing an SM it dropped, and a
+extension built for another compute capability, TensorRT 10 refusing an SM it dropped,
+TensorFlow's generated kernels failing to load their PTX (an RTX 50 under pip TF 2.20), and a
 build's explicit nvcc arch flags (mmcv's MMCV_CUDA_ARGS) beside the GPU a report names. Texts
 from the nineteenth split's reports (tests/data/reports, sources cited there) and the other
 shapes the same settings take."""
@@ -23,8 +24,17 @@ def test_libraries_saying_they_lack_the_gpus_architecture_are_errors(matrix: Mat
         "OSError: Could not find compatible tinycudann extension for compute capability 87.",
         "[11/01/2024-03:33:08] [TRT] [E] IBuilder::buildSerializedNetwork: Error Code 9: API "
         "Usage Error (Target GPU SM 70 is not supported by this TensorRT release.)",
+        "W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] "
+        "'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'",
     ):
         assert findings(matrix, said + "\n").get("SC202") is Severity.ERROR, said
+    # the handle that fails next says nothing of its own
+    handle = (
+        "W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] "
+        "'cuModuleGetFunction(&function, module, kernel_name)' failed with "
+        "'CUDA_ERROR_INVALID_HANDLE'\n"
+    )
+    assert "SC202" not in findings(matrix, handle)
     # the raise statement a traceback shows names no capability
     raised = (
         '    raise EnvironmentError(f"Could not find compatible tinycudann extension for '

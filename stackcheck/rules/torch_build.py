@@ -402,7 +402,8 @@ class TorchMissingArch(Rule):
         "none for its architecture is an error, PTX only a warning. Libraries that say they "
         "lack the GPU's architecture (tiny-cuda-nn's `Could not find compatible tinycudann "
         "extension`, TensorRT 10's `Target GPU SM 70 is not supported by this TensorRT "
-        "release`) count as `no kernel image is available`.",
+        "release`, TensorFlow's generated kernels failing with `CUDA_ERROR_INVALID_PTX`) count "
+        "as `no kernel image is available`.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
