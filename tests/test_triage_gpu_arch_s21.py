@@ -73,3 +73,26 @@ def test_a_gpu_version_line_names_the_gpu() -> None:
     assert [g.name for g in triage.snapshot.gpus.devices] == ["v100"]
     # a driver's version on such a line is no GPU
     assert not read_report("GPU version: 535.104.05\n", "pasted").snapshot.gpus.devices
+
+
+def test_a_newer_driver_said_to_fix_it_is_the_driver_too_old(matrix: Matrix) -> None:
+    for said in (
+        "Updating to `550.90.07` helped with both trtllm versions.",
+        "After upgrading the driver to 535.104.05 it works.",
+        "I upgraded the nvidia driver to 550.54 and that solved the issue.",
+    ):
+        assert findings(matrix, said + "\n").get("SC101") is Severity.WARNING, said
+    for said in (
+        "Updating to 550.90.07 did not help.",
+        "Would updating to 550.90.07 fix it?",
+        "Updating torch to 2.1.0 fixed it.",
+        # a version that is not a driver's, with no driver named
+        "Updating to 100.2 fixed it.",
+    ):
+        assert not read_report(said + "\n", "pasted").facts, said
+    # the driver shown is the one that fixed it: the text shows the stack after the fix
+    after = (
+        "| NVIDIA-SMI 550.90.07   Driver Version: 550.90.07   CUDA Version: 12.4     |\n"
+        "Updating to `550.90.07` helped with both trtllm versions.\n"
+    )
+    assert "SC101" not in findings(matrix, after)
