@@ -58,3 +58,22 @@ def flag_archs(flags: str) -> list[str]:
 BUILD_FLAGS_NAME = re.compile(
     r"(?:NVCC_GENCODE|NVCC_FLAGS|NVCC_APPEND_FLAGS|NVCC_PREPEND_FLAGS|CUDA_ARGS|CUDA_FLAGS)$"
 )
+
+
+_LIST_ITEM = re.compile(r"^(\d{1,2})\.(\d)(\+PTX)?$")
+
+
+def arch_list_archs(value: str) -> list[str] | None:
+    """The architectures a TORCH_CUDA_ARCH_LIST (`6.0 6.1 7.0+PTX`, `8.0;8.6`) builds for; None
+    where it holds a name (`Ampere`, `All`) or nothing this reads."""
+    found: list[str] = []
+    for item in re.split(r"[\s;,]+", value.strip()):
+        if not item:
+            continue
+        match = _LIST_ITEM.match(item)
+        if match is None:
+            return None
+        found.append(f"sm_{match.group(1)}{match.group(2)}")
+        if match.group(3):
+            found.append(f"compute_{match.group(1)}{match.group(2)}")
+    return found or None

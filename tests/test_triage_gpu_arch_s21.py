@@ -96,3 +96,20 @@ def test_a_newer_driver_said_to_fix_it_is_the_driver_too_old(matrix: Matrix) -> 
         "Updating to `550.90.07` helped with both trtllm versions.\n"
     )
     assert "SC101" not in findings(matrix, after)
+
+
+def test_a_torch_cuda_arch_list_without_the_gpus_architecture(matrix: Matrix) -> None:
+    """Extension builds follow TORCH_CUDA_ARCH_LIST unless their own flags name an arch."""
+    gpu = "GPU: H100 80GB\n"
+    assert findings(matrix, 'TORCH_CUDA_ARCH_LIST="8.0"\n' + gpu).get("SC202") is Severity.WARNING
+    assert findings(matrix, 'TORCH_CUDA_ARCH_LIST="8.0+PTX"\n' + gpu).get("SC202") is Severity.INFO
+    for covered in ("8.0;9.0", "9.0a", "Hopper"):
+        text = f'TORCH_CUDA_ARCH_LIST="{covered}"\n' + gpu
+        assert "SC202" not in findings(matrix, text), covered
+    # explicit -gencode flags replace the list: they, not the list, are compared
+    docker = (
+        "FROM pytorch/pytorch:1.6.0-cuda10.1-cudnn7-devel\n"
+        'ENV TORCH_CUDA_ARCH_LIST="6.0 6.1"\n'
+        'ENV MMCV_CUDA_ARGS="-gencode=arch=compute_70,code=sm_70"\n'
+    )
+    assert "SC202" not in findings(matrix, "GPU version: v100\n" + docker)

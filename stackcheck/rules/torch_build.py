@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from stackcheck import versions
-from stackcheck.archs import flag_archs, runs_on
+from stackcheck.archs import arch_list_archs, flag_archs, runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import cuda_runs_on
@@ -399,7 +399,9 @@ class TorchMissingArch(Rule):
         "`info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
         "variable (mmcv's MMCV_CUDA_ARGS, NCCL's NVCC_GENCODE, CUDA_NVCC_FLAGS; in an extension "
         "build they replace TORCH_CUDA_ARCH_LIST) are compared with each GPU the text shows: "
-        "none for its architecture is an error, PTX only a warning. Libraries that say they "
+        "none for its architecture is an error, PTX only a warning; where no such flags are "
+        "shown, a TORCH_CUDA_ARCH_LIST without the GPU's architecture is a warning (PTX only: "
+        "advice), since extension builds follow it. Libraries that say they "
         "lack the GPU's architecture (tiny-cuda-nn's `Could not find compatible tinycudann "
         "extension`, TensorRT 10's `Target GPU SM 70 is not supported by this TensorRT "
         "release`, TensorFlow's generated kernels failing with `CUDA_ERROR_INVALID_PTX`) count "
@@ -435,29 +437,49 @@ class TorchMissingArch(Rule):
             )
 
     def _build_flags(self, ctx: CheckContext) -> Iterable[Finding]:
-        """A build whose explicit nvcc arch flags (-gencode, -arch; they replace
-        TORCH_CUDA_ARCH_LIST in an extension build) leave out a GPU the text shows."""
-        builds = ctx.snapshot.observations("build-archs")
+        """A build whose explicit nvcc arch flags (-gencode, -arch) leave out a GPU the text
+        shows; else, a TORCH_CUDA_ARCH_LIST that does (the list extension builds follow unless
+        their own flags name an arch, so it is a warning: it speaks of what will be built)."""
+        builds: list[tuple[str, list[str], list[Evidence], bool]] = []
+        for seen in ctx.snapshot.observations("build-archs"):
+            archs = flag_archs(seen.value or "")
+            name = (seen.value or "").split("=", 1)[0]
+            if archs:
+                builds.append(
+                    (f"The build's nvcc flags ({name}) compile", archs, [seen.evidence], True)
+                )
+        listed = ctx.snapshot.env.get("TORCH_CUDA_ARCH_LIST")
+        arch_list = arch_list_archs(listed.value) if listed is not None and not builds else None
+        if listed is not None and arch_list:
+            builds.append(
+                ("TORCH_CUDA_ARCH_LIST builds extensions", arch_list, [listed.evidence], False)
+            )
         for gpu in ctx.gpus:
-            if gpu.compute_capability is None or not builds:
+            if gpu.compute_capability is None:
                 continue
-            for build in builds:
-                archs = flag_archs(build.value or "")
-                verdict = runs_on(archs, gpu.compute_capability) if archs else "sass"
+            sm = gpu.compute_capability.replace(".", "")
+            for label, archs, evidence, explicit in builds:
+                verdict = runs_on(archs, gpu.compute_capability)
                 if verdict == "sass":
                     continue
-                name = (build.value or "").split("=", 1)[0]
-                sm = gpu.compute_capability.replace(".", "")
+                severity = Severity.ERROR if verdict == "none" else Severity.WARNING
+                if not explicit:
+                    severity = Severity.WARNING if verdict == "none" else Severity.INFO
                 yield self.finding(
-                    f"The build's nvcc flags ({name}) compile for {' '.join(archs)} only: "
+                    f"{label} for {' '.join(archs)} only: "
                     + (
                         f"{gpu.name} (sm_{sm}) would run its kernels only JIT-compiled from PTX."
                         if verdict == "ptx"
-                        else f"nothing it builds runs on {gpu.name} (compute capability "
-                        f"{gpu.compute_capability}); add -gencode arch=compute_{sm},code=sm_{sm}."
+                        else f"nothing built so runs on {gpu.name} (compute capability "
+                        f"{gpu.compute_capability}); add its architecture ("
+                        + (
+                            f"-gencode arch=compute_{sm},code=sm_{sm})."
+                            if explicit
+                            else f"{gpu.compute_capability})."
+                        )
                     ),
-                    [build.evidence, *gpu.evidence[:1]],
-                    severity=Severity.WARNING if verdict == "ptx" else Severity.ERROR,
+                    [*evidence, *gpu.evidence[:1]],
+                    severity=severity,
                 )
                 break
 
