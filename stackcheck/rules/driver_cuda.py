@@ -20,6 +20,9 @@ from stackcheck.matrix.requirements import cuda_runs_on, driver_needs
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation, Observation
 
+# The value `driver-upgrade-fixed-stated` (the message catalogue) gives its observation.
+_FIXED_BY = re.compile(r"^a newer driver, (\S+), fixed it$")
+
 
 def _compat_libraries(ctx: CheckContext) -> list[Installation]:
     return [c for c in ctx.installations(ComponentName.CUDA_COMPAT) if c.version]
@@ -101,7 +104,9 @@ class DriverTooOld(Rule):
         "messages that say so: error 35, PyTorch's `The NVIDIA driver on your system is too "
         "old`, nvidia-container-cli's `unsatisfied condition: cuda>=X`; and, as a warning, from "
         "a report's sentence that says the driver is too old for (or does not support) the CUDA "
-        "release it needs, or the GPU it serves (`driver 450.142.00 is too old for A10`), and a "
+        "release it needs, or the GPU it serves (`driver 450.142.00 is too old for A10`), or "
+        "that updating to a newer driver fixed the failure (`Updating to 550.90.07 helped`; "
+        "not where the driver shown is that one or newer: the text shows the fixed stack), and a "
         "CUDA a sentence names without its owner (`Install CUDA 9.2`) beside a stated driver "
         "that cannot run it, where nothing else shows what runs on the driver; and, as a "
         "warning, a GPU the matrix knows whose first CUDA release needs a newer driver than the "
@@ -156,8 +161,12 @@ class DriverTooOld(Rule):
         reported = ctx.snapshot.observations("driver-insufficient")
         if reported and not found:
             yield self._reported(ctx, reported)
-        stated = ctx.snapshot.observations("driver-too-old-stated")
         driver = ctx.driver
+        stated = [
+            o
+            for o in ctx.snapshot.observations("driver-too-old-stated")
+            if not self._shown_is_the_fix(ctx, o.value or "")
+        ]
         settled = driver is not None and driver.version is not None and ctx.cuda_consumers
         if stated and not (found or reported or settled):
             # The reporter's word, where the versions shown do not settle it: a warning (where
@@ -169,6 +178,16 @@ class DriverTooOld(Rule):
                 [stated[0].evidence] + (driver.evidence[:1] if driver else []),
                 severity=Severity.WARNING,
             )
+
+    @staticmethod
+    def _shown_is_the_fix(ctx: CheckContext, said: str) -> bool:
+        """A report that a newer driver fixed it, where the driver shown is that one or newer:
+        the text shows the stack after the fix."""
+        fixed = _FIXED_BY.match(said)
+        driver = ctx.driver
+        if fixed is None or driver is None or driver.version is None:
+            return False
+        return ctx.version_at_least(driver.version, fixed.group(1)) is True
 
     def _gpu_shortfalls(self, ctx: CheckContext) -> Iterator[Finding]:
         """A GPU newer than the driver's branch: below the driver of the GPU's first CUDA release

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from stackcheck import versions
-from stackcheck.archs import runs_on
+from stackcheck.archs import arch_list_archs, flag_archs, runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
 from stackcheck.matrix.requirements import cuda_runs_on
@@ -396,7 +396,16 @@ class TorchMissingArch(Rule):
         "shows or the instance type's are all of other architectures: the build asks for a "
         "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
-        "`info`, where nothing else is found.",
+        "`info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
+        "variable (mmcv's MMCV_CUDA_ARGS, NCCL's NVCC_GENCODE, CUDA_NVCC_FLAGS; in an extension "
+        "build they replace TORCH_CUDA_ARCH_LIST) are compared with each GPU the text shows: "
+        "none for its architecture is an error, PTX only a warning; where no such flags are "
+        "shown, a TORCH_CUDA_ARCH_LIST without the GPU's architecture is a warning (PTX only: "
+        "advice), since extension builds follow it. Libraries that say they "
+        "lack the GPU's architecture (tiny-cuda-nn's `Could not find compatible tinycudann "
+        "extension`, TensorRT 10's `Target GPU SM 70 is not supported by this TensorRT "
+        "release`, TensorFlow's generated kernels failing with `CUDA_ERROR_INVALID_PTX`) count "
+        "as `no kernel image is available`.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
         "execution on the device`) or, when only PTX exists, are JIT-compiled at start-up: "
         "minutes of delay on every new process and no arch-specific instructions.",
@@ -412,7 +421,7 @@ class TorchMissingArch(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         shown = False
-        for finding in self._missing(ctx):
+        for finding in (*self._missing(ctx), *self._build_flags(ctx)):
             shown = True
             yield finding
         refused = ctx.snapshot.observations("gpu-feature-unsupported")
@@ -426,6 +435,53 @@ class TorchMissingArch(Rule):
                 [refused[0].evidence],
                 severity=Severity.INFO,
             )
+
+    def _build_flags(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A build whose explicit nvcc arch flags (-gencode, -arch) leave out a GPU the text
+        shows; else, a TORCH_CUDA_ARCH_LIST that does (the list extension builds follow unless
+        their own flags name an arch, so it is a warning: it speaks of what will be built)."""
+        builds: list[tuple[str, list[str], list[Evidence], bool]] = []
+        for seen in ctx.snapshot.observations("build-archs"):
+            archs = flag_archs(seen.value or "")
+            name = (seen.value or "").split("=", 1)[0]
+            if archs:
+                builds.append(
+                    (f"The build's nvcc flags ({name}) compile", archs, [seen.evidence], True)
+                )
+        listed = ctx.snapshot.env.get("TORCH_CUDA_ARCH_LIST")
+        arch_list = arch_list_archs(listed.value) if listed is not None and not builds else None
+        if listed is not None and arch_list:
+            builds.append(
+                ("TORCH_CUDA_ARCH_LIST builds extensions", arch_list, [listed.evidence], False)
+            )
+        for gpu in ctx.gpus:
+            if gpu.compute_capability is None:
+                continue
+            sm = gpu.compute_capability.replace(".", "")
+            for label, archs, evidence, explicit in builds:
+                verdict = runs_on(archs, gpu.compute_capability)
+                if verdict == "sass":
+                    continue
+                severity = Severity.ERROR if verdict == "none" else Severity.WARNING
+                if not explicit:
+                    severity = Severity.WARNING if verdict == "none" else Severity.INFO
+                yield self.finding(
+                    f"{label} for {' '.join(archs)} only: "
+                    + (
+                        f"{gpu.name} (sm_{sm}) would run its kernels only JIT-compiled from PTX."
+                        if verdict == "ptx"
+                        else f"nothing built so runs on {gpu.name} (compute capability "
+                        f"{gpu.compute_capability}); add its architecture ("
+                        + (
+                            f"-gencode arch=compute_{sm},code=sm_{sm})."
+                            if explicit
+                            else f"{gpu.compute_capability})."
+                        )
+                    ),
+                    [*evidence, *gpu.evidence[:1]],
+                    severity=severity,
+                )
+                break
 
     def _missing(self, ctx: CheckContext) -> Iterable[Finding]:
         found = False

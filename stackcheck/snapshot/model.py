@@ -372,6 +372,7 @@ ObservationKind = Literal[
     "invalid-device-ordinal",  # CUDA error 101: a process asked for a GPU index it cannot see
     "gpu-count-stated",  # the report says how many GPUs the machine has ("my server has 2 A100")
     "ptx-jit-only",  # a framework has no cubin for the GPU and JIT-compiles its kernels from PTX
+    "build-archs",  # a CUDA build's explicit -gencode/-arch flags (an extension's nvcc settings)
     "version-stated",  # a version a sentence states whose owner it does not say (CUDA 11.4)
     "program-fault",  # a message naming the program's or its input's fault (CUDA out of memory)
     "library-status",  # a CUDA library call failed with the status named (CUBLAS_STATUS_...)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from stackcheck.archs import BUILD_FLAGS_NAME, flag_archs
 from stackcheck.cachedir import usable_cache_dir
 from stackcheck.dockerfile.lint import read_stack
 from stackcheck.errors import StackcheckError
@@ -154,6 +155,11 @@ class Dockerfile(Format):
         # install step as its first evidence, as lint-dockerfile has it.
         for name, (value, instruction) in reading.build.target.env.items():
             facts.extend(env_facts(line_of(instruction.line), name, value))
+            if BUILD_FLAGS_NAME.search(name) and flag_archs(value):
+                # an extension build's arch flags, as `nvcc-gencode-flags-setting` reads them
+                facts.append(
+                    ObservationFact(line_of(instruction.line), "build-archs", f"{name}={value}")
+                )
         for observation in reading.observations:
             facts.append(
                 ObservationFact(

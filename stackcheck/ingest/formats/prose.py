@@ -1111,10 +1111,12 @@ def _doubted(sentence: str, end: int) -> bool:
 # An environment list's GPU line ("- GPU: 2 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition,
 # 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"; "GPU: Tesla P100-PCIE-16GB * 2",
 # pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ...";
-# Chinese "显卡" (graphics card) and "GPU型号" (model)): an
+# Chinese "显卡" (graphics card) and "GPU型号" (model); "GPU version: v100, cuda:11.2",
+# open-mmlab/mmcv#1413): an
 # NVIDIA name, up to a comma, a bracket or a trailing count.
 _GPU_LINE = re.compile(
-    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:GPUs?|\u663e\u5361)(?:\s?(?:models?|types?|names?|\u578b\u53f7))?"
+    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:GPUs?|\u663e\u5361)"
+    r"(?:\s?(?:models?|types?|names?|versions?|\u578b\u53f7))?"
     r"(?:\sand\sconfiguration)?\**\s?[:\uff1a]\s?\**\s?"
     r"(?:\d{1,3}\s?[xX\u00d7*]\s?)?"
     r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
