@@ -32,3 +32,17 @@ def test_jax_says_a_gpu_is_there_when_it_has_no_cuda_backend(matrix: Matrix) -> 
         "Make sure a CUDA-enabled jaxlib is installed.\n",
     ):
         assert "SC1326" not in findings(matrix, prose), prose
+
+
+def test_jax_could_not_load_cudnn(matrix: Matrix) -> None:
+    """2011: JAX's CUDA backend found no cuDNN to load and fell back to the CPU; the same words
+    in the later list of CUDA component issues."""
+    assert findings(matrix, body("2011")).get("SC301") is Severity.ERROR
+    for said in (
+        "CUDA backend failed to initialize: Unable to load cuDNN. Is it installed? (Set "
+        "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n",
+        "Unable to use CUDA because of the following issues with CUDA components:\n"
+        "Unable to load cuDNN. Is it installed?\n",
+    ):
+        assert findings(matrix, said).get("SC301") is Severity.ERROR, said
+    assert "SC301" not in findings(matrix, "Unable to load cuFFT. Is it installed?\n")
