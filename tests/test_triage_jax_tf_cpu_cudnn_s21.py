@@ -46,3 +46,45 @@ def test_jax_could_not_load_cudnn(matrix: Matrix) -> None:
     ):
         assert findings(matrix, said).get("SC301") is Severity.ERROR, said
     assert "SC301" not in findings(matrix, "Unable to load cuFFT. Is it installed?\n")
+
+
+def test_a_cpu_build_a_banner_shows_running_is_the_jobs(matrix: Matrix) -> None:
+    """1968: an older run's banner saw the RTX 3070 with a cu111 build, the newer one ran
+    torch 2.0.0+cpu on the CPU; a CPU build merely installed beside a CUDA one stays advice."""
+    assert findings(matrix, body("1968")).get("SC201") is Severity.WARNING
+    banners = (
+        "Ultralytics YOLOv8.0.20 Python-3.10.9 torch-1.13.1+cu117 CUDA:0 (NVIDIA GeForce RTX "
+        "4090, 24564MiB)\n"
+        "Ultralytics YOLOv8.0.90 Python-3.10.9 torch-2.0.1+cpu CPU\n"
+    )
+    assert findings(matrix, banners).get("SC201") is Severity.WARNING
+    listed = "GPU 0: NVIDIA GeForce RTX 4090\ntorch==1.13.1+cu117\ntorch==2.0.1+cpu\n"
+    assert findings(matrix, listed).get("SC201") is not Severity.WARNING
+
+
+def test_a_program_said_to_use_the_cpu_instead_of_the_gpu(matrix: Matrix) -> None:
+    """1967: a +cpu build in YOLOv5's banner, and the reporter says training ran on the CPU
+    instead of the GPU; a wish or a question to use the CPU is not that."""
+    assert findings(matrix, body("1967")).get("SC201") is Severity.WARNING
+    banner = "YOLOv5 🚀 2023-1-5 torch 1.13.1+cpu CPU\n"
+    for said in (
+        "Training runs on the CPU rather than the GPU.\n",
+        "训练时用的是CPU而不是GPU\n",
+    ):
+        assert findings(matrix, banner + said).get("SC201") is Severity.WARNING, said
+    for wish in (
+        "I want to use the CPU instead of the GPU.\n",
+        "Why is it using the CPU instead of the GPU?\n",
+    ):
+        assert findings(matrix, banner + wish).get("SC201") is None, wish
+
+
+def test_the_torch_said_to_be_the_cpu_build(matrix: Matrix) -> None:
+    """2037: an official GPU image run with `--gpus all` whose torch the reporter found to be
+    the CPU build; the same said in English; a link to Read the Docs is no CPU-only builder."""
+    assert findings(matrix, body("2037")).get("SC201") is Severity.ERROR
+    run = "docker run --gpus all example/gpu-image:v1 serve\n"
+    assert findings(matrix, run + "The torch in the image is the CPU-only version.\n").get(
+        "SC201"
+    ) in (Severity.ERROR, Severity.WARNING)
+    assert "SC201" not in findings(matrix, run + "Is the torch in the image the CPU version?\n")
