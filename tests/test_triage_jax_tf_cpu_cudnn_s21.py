@@ -88,3 +88,22 @@ def test_the_torch_said_to_be_the_cpu_build(matrix: Matrix) -> None:
         "SC201"
     ) in (Severity.ERROR, Severity.WARNING)
     assert "SC201" not in findings(matrix, run + "Is the torch in the image the CPU version?\n")
+
+
+def test_a_report_saying_cudnn_is_missing_or_installed_wrongly(matrix: Matrix) -> None:
+    """2015: an image on nvidia/cuda:10.1-base, which carries no cuDNN; 2013: cuDNN installed
+    wrongly for a jaxlib built for cuDNN 8.6. Questions, conditions and advice are not read."""
+    for key in ("2013", "2015"):
+        assert findings(matrix, body(key)).get("SC301") is Severity.WARNING, key
+    for said in (
+        "The base image nvidia/cuda:11.8.0-runtime-ubuntu22.04 doesn't ship cuDNN.\n",
+        "cuDNN is not installed in the container.\n",
+        "It turned out cuDNN was installed incorrectly.\n",
+    ):
+        assert findings(matrix, said).get("SC301") is Severity.WARNING, said
+    for asked in (
+        "Does the image not include cuDNN?\n",
+        "Make sure cuDNN is not installed twice.\n",
+        "If cuDNN was installed incorrectly, TensorFlow fails to start.\n",
+    ):
+        assert "SC301" not in findings(matrix, asked), asked
