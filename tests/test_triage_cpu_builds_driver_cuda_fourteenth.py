@@ -137,11 +137,15 @@ def test_a_driver_said_too_old_for_the_gpu(matrix: Matrix) -> None:
 
 def test_other_frameworks_say_their_build_has_no_cuda(matrix: Matrix) -> None:
     """JAX, PaddlePaddle and ONNX Runtime name their CPU builds; a warning where the report
-    shows an NVIDIA GPU or a driver, advice where it shows none (a CPU-only box asked for CUDA)."""
+    shows an NVIDIA GPU or a driver, advice where it shows none (a CPU-only box asked for CUDA).
+    JAX's own warning is printed only where it found an NVIDIA device node: a warning alone."""
     smi = "NVIDIA-SMI 550.144.03             Driver Version: 550.144.03     CUDA Version: 12.4\n"
-    for said in (
+    jax = (
         "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a "
-        "CUDA-enabled jaxlib is not installed. Falling back to cpu.",
+        "CUDA-enabled jaxlib is not installed. Falling back to cpu.\n"
+    )
+    assert findings(matrix, jax).get("SC1326") is Severity.WARNING
+    for said in (
         "E0224 15:37:10.817626 18616 place.cc:359] Cannot use GPU because you have installed "
         "CPU version PaddlePaddle.",
         "2020-09-08 09:14:59 ERROR: You are using paddlepaddle cpu version! Please try to "

@@ -34,8 +34,9 @@ class FrameworkCpuOnly(Rule):
         "`'CUDAExecutionProvider' is not in available provider names`) and a TensorFlow of 2.11 "
         "or later on native "
         "Windows (TensorFlow's issue form, or a sentence that states both), whose wheels carry "
-        "no CUDA. A warning where the report shows an NVIDIA GPU, a driver or a CUDA install; "
-        "advice (`info`) where it shows none.",
+        "no CUDA. A warning where the report shows an NVIDIA GPU, a driver or a CUDA install "
+        "(JAX's warning shows one itself: JAX prints it only where it found an NVIDIA device "
+        "node); advice (`info`) where it shows none.",
         why="The framework then lists no GPU device (TensorFlow's "
         "`tf.config.list_physical_devices('GPU')` is `[]`, JAX's backend is `cpu`) and runs on "
         "the CPU, whatever CUDA and cuDNN are installed: no driver or library change helps.",

@@ -32,6 +32,11 @@ def loaded_by_torch(
 # The cuDNN major a missing library names: a soname's (libcudnn_cnn_infer.so.8.9.2) or a Windows
 # DLL's (cudnn_ops_infer64_8.dll).
 _CUDNN_MAJOR = re.compile(r"^(?:lib)?cudnn\w{0,40}?(?:\.so\.|64_)(\d{1,2})")
+# An nvidia/cuda tag without cuDNN (10.1-base-ubuntu18.04, 12.4.1-runtime-ubuntu22.04): only
+# `<cuda>-cudnn[N]-<flavor>-<os>` tags carry it (hub.docker.com/r/nvidia/cuda).
+_CUDA_IMAGE_WITHOUT_CUDNN = re.compile(
+    r"(?:^|/)nvidia/cuda:\d{1,2}\.\d{1,2}(?:\.\d{1,2})?-(?:base|runtime|devel)(?:-|$)"
+)
 # TensorFlow's 'Unable to load cuDNN DSO' (libcudnn), Paddle's 'library (libcudnn.so)'
 _CUDNN_UNVERSIONED = re.compile(r"^(?:lib)?cudnn(?:\.so|\.dll)?$")
 
@@ -71,10 +76,15 @@ class CudnnCudaMismatch(Rule):
         "Runtime 1.5-1.17, all built for cuDNN 8, named by its release beside only cuDNN 9: "
         "its CUDA provider will not load and it runs on the CPU), and its Windows `which "
         "depends on \"cudnn64_9.dll\" which is missing`; TensorFlow 0.x-1.x's `Couldn't open "
-        "CUDA library libcudnn.so.5` and `Unable to load cuDNN DSO`; PaddlePaddle's `The "
+        "CUDA library libcudnn.so.5` and `Unable to load cuDNN DSO`; JAX's `CUDA backend failed "
+        "to initialize: Unable to load cuDNN. Is it installed?`; PaddlePaddle's `The "
         "third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not "
         "configured correctly`; a cuDNN library said missing in a report's words (`it will "
-        "report lost of libcudnn.so.9`). "
+        "report lost of libcudnn.so.9`); a report's words that cuDNN is not in the image or "
+        "was installed wrongly (`an NVIDIA image (nvidia/cuda:10.1-base-ubuntu18.04) which "
+        "does not include the CUDA Deep Neural Network libraries`, `I was installing cudnn "
+        "incorrectly`) are a warning, naming an nvidia/cuda tag without `cudnn` where one is "
+        "shown. "
         "A program that looked only for the unversioned `libcudnn.so` (TensorFlow 0.8-0.9's "
         "`Couldn't open CUDA library libcudnn.so`) is advice: that name is the development "
         "package's symlink, absent from runtime images, so the failure is the build's lookup, "
@@ -154,6 +164,30 @@ class CudnnCudaMismatch(Rule):
                 f"A program could not load cuDNN ({missing.value}): the cuDNN release it was "
                 "built for is not installed or not on the library path.",
                 _with_installed_cudnn(ctx, missing.evidence),
+            )
+        stated = ctx.snapshot.observations("cudnn-fault-stated")
+        if stated:
+            # An image of NVIDIA's CUDA repository carries cuDNN only where its tag names it.
+            bare = [
+                i
+                for component in ctx.snapshot.components.values()
+                for i in component.installations
+                if _CUDA_IMAGE_WITHOUT_CUDNN.search(i.properties.get("image", ""))
+            ]
+            image = bare[0].properties["image"] if bare else ""
+            yield self.finding(
+                f"The report says cuDNN is missing or was installed wrongly ({stated[0].value})"
+                + (
+                    f"; {image} carries no cuDNN (nvidia/cuda tags have it only where they name "
+                    "`cudnn`)"
+                    if image
+                    else ""
+                )
+                + ": a program that loads the system's cuDNN (TensorFlow's wheels before "
+                "tensorflow[and-cuda], jaxlib's cudnnNN builds, ONNX Runtime) fails on the GPU "
+                "or falls back to the CPU.",
+                [stated[0].evidence, *(i.evidence[0] for i in bare[:1] if i.evidence)],
+                severity=Severity.WARNING,
             )
         for required in ctx.snapshot.observations("cudnn-required", "cudnn-built-for"):
             # The program names its build's cuDNN after failing for any missing dependency:

@@ -32,10 +32,15 @@ class CpuOnlyTorch(Rule):
         "GPU is shown, a CPU build (`+cpu`, pip's plain Windows wheel, conda's `_pytorch_select` "
         "or `pytorch-mutex` of build `cpu`) beside a program that found CUDA unavailable or no "
         "GPU is a warning: the build is why; so is a CPU build beside a CUDA "
-        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build), or beside "
+        "toolkit (nvcc, an installer that detected CUDA and fetched the CPU build), beside a "
+        "report that the program ran on the CPU instead of the GPU (`yolo is using only Cpu "
+        "for traning instead of my gpu`), or beside "
         "the CUDA packages only a CUDA PyTorch brings (conda's `cudatoolkit`, pip's "
         "`nvidia-cuda-runtime-cu12`). A sentence that says an install put the CPU build in "
-        "place (`it installs the cpu only version`) is read as PyTorch's own message; a driver "
+        "place (`it installs the cpu only version`), or that the torch there is the CPU build "
+        "(`torch都是普通的cpu版本`), is read as PyTorch's own message. On a GPU host a CPU "
+        "build beside a CUDA build elsewhere is advice, a warning where a program's banner "
+        "(Ultralytics' `torch-2.0.0+cpu CPU`) shows it ran on the CPU with it; a driver "
         "shown by its CUDA alone (conda info's `__cuda=10.2`) marks an NVIDIA host too.",
         why="`torch.cuda.is_available()` is False: training silently runs on the CPU or fails "
         "at `.cuda()`. A dependency resolver installing the CPU wheel over the CUDA one is a "
@@ -83,7 +88,10 @@ class CpuOnlyTorch(Rule):
                 return
             # A process that found no GPU at all (Lightning's `But your machine only has: []`)
             # is what a CPU build sees on any machine, as much as CUDA found unavailable.
-            unavailable = ctx.snapshot.observations("cuda-unavailable", "no-gpu")
+            # So is a report that the program ran on the CPU instead of the reporter's GPU.
+            unavailable = ctx.snapshot.observations(
+                "cuda-unavailable", "no-gpu", "cpu-instead-of-gpu"
+            )
             if cpu_only and len(cpu_only) == len(builds) and unavailable and not cpu:
                 # The process looked for CUDA and the only PyTorch shown is a CPU build: that
                 # build is why (a pip that fetched the plain Windows wheel, pytorch/pytorch#52662).
@@ -113,7 +121,16 @@ class CpuOnlyTorch(Rule):
         gpu_evidence = ctx.nvidia_host_evidence  # GPUs and the driver: what makes it a GPU host
         for torch in cpu_only:
             message = f"PyTorch {torch.version} in {torch.python_env} has no CUDA support"
-            if others:
+            if others and torch.properties.get("ran_on") == "CPU":
+                # A program's banner shows this build running it on the CPU: the job's own,
+                # whatever other environments (or earlier runs) had.
+                yield self.finding(
+                    message + f": a program ran on the CPU with it, though {others} other "
+                    "environment(s) or run(s) here have a CUDA build.",
+                    [*torch.evidence, *gpu_evidence],
+                    severity=Severity.WARNING,
+                )
+            elif others:
                 # Another environment has a CUDA build: this one is likely not the job's.
                 yield self.finding(
                     message + f"; {others} other environment(s) have a CUDA build.",

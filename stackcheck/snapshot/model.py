@@ -334,6 +334,8 @@ ObservationKind = Literal[
     "socket-fallback-stated",  # the report says NCCL fell back to sockets on EFA or InfiniBand
     "nvlink-down-stated",  # the report says an NVLink was down
     "cpu-intended",  # the report says the machine has no GPU or the program should run on CPU
+    "cpu-instead-of-gpu",  # the report says a program ran on the CPU instead of the (its) GPU
+    "cudnn-fault-stated",  # the report says cuDNN is absent where it runs, or installed wrongly
     "rdma-unselected",  # the launcher selected only transports without RDMA (btl sm,self; UCX_TLS)
     "mig-stated",  # the report says the GPUs are in MIG mode ("MIG is enabled on ...")
     "cuda-build-mismatch",  # an extension build found CUDA X, PyTorch's is Y (value "X Y")

@@ -36,14 +36,29 @@ class DeviceBanner(Format):
         return "torch" in line.text and _BANNER.search(line.text.rstrip()) is not None
 
     def parse(self, lines: Sequence[Line]) -> list[Fact]:
-        found = _BANNER.search(lines[0].text.rstrip())
-        if found is None:
-            return []
-        facts: list[Fact] = [torch_fact(lines[0], found.group(1))]
+        # Banners of several runs pasted one under the other (an older and a newer release,
+        # ultralytics/ultralytics#1495) are read one by one, each with its CUDA:N lines.
+        facts: list[Fact] = []
+        banner: Line | None = None
+        devices = 0
         for line in lines:
+            found = _BANNER.search(line.text.rstrip())
+            if found is not None:
+                if banner is not None and devices:
+                    facts.append(ObservationFact(banner, "cuda-available", "select_device: CUDA:0"))
+                banner, devices = line, 0
+                torch = torch_fact(line, found.group(1))
+                if line.text.rstrip().endswith("CPU"):
+                    # The process ran on the CPU with this build: where it is a CPU build, the
+                    # job's own.
+                    torch.properties["ran_on"] = "CPU"
+                facts.append(torch)
+            if banner is None:
+                continue
             for device in _DEVICE.finditer(line.text):
                 index, name, mib = int(device.group(1)), device.group(2), int(device.group(3))
                 facts.append(GpuFact(line, name.strip(), index=index, memory_mib=mib))
-        if len(facts) > 1:
-            facts.append(ObservationFact(lines[0], "cuda-available", "select_device: CUDA:0"))
+                devices += 1
+        if banner is not None and devices:
+            facts.append(ObservationFact(banner, "cuda-available", "select_device: CUDA:0"))
         return facts

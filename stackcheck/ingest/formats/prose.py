@@ -684,7 +684,8 @@ _CPU_HOST = re.compile(
     r"\b(?:hub\.docker\.com/r/\S{0,80}/builds|docker\s?hub(?:'s)?\s(?:automated\s|auto\s)?"
     r"(?:builds?|builders?|build\sservers?)|automated\sbuilds?\s(?:on|of)\sdocker\s?hub)|"
     r"\b(?:github\sactions|travis(?:[-\s]ci)?|circleci|gitlab[-\s]ci|azure\spipelines|"
-    r"read\s?the\s?docs|appveyor)\b",
+    # Read the Docs' builders, not a link to a project's documentation (x.readthedocs.io).
+    r"(?<![./-])read\s?the\s?docs(?!\.\w)|appveyor)\b",
     re.IGNORECASE,
 )
 # A `docker build` step gets no GPU (vllm-project/vllm#282: "when building a docker image,
@@ -779,7 +780,13 @@ _CPU_BUILD_INSTALLED = re.compile(
     # Chinese: "(pip) installed / defaulted to / turned into the CPU version" (装的是cpu版本,
     # 默认安装的是CPU版, 变成了cpu版).
     r"(?:安装|装|下载|默认|变成|換成|换成|变为)(?:的|了|成|是|为){1,3}\s?(?:torch\s?|pytorch\s?)?"
-    r"cpu\s?版",
+    r"cpu\s?版|"
+    # what is there, said of torch itself: "torch都是普通的cpu版本" (torch is all the plain CPU
+    # build, xorbitsai/inference#3567), "the torch in the image is the CPU-only version"
+    r"\b(?:py)?torch\s?(?:都|全|也|还|竟然)?(?:是|为)\s?(?:普通|默认)?(?:的)?\s?cpu\s?版|"
+    r"\b(?:py)?torch\s(?:(?:installed|inside\s(?:the\s)?(?:image|container)|in\s(?:the\s)?"
+    r"(?:image|container))\s)?(?:is|was)\s(?:only\s)?(?:the\s|a\s)?(?:plain\s|normal\s)?"
+    r"cpu(?:[-\s]only)?\s(?:versions?|builds?|wheels?)\b",
     re.IGNORECASE,
 )
 
@@ -793,6 +800,41 @@ def cpu_build_stated(line: Line) -> list[Fact]:
         found = _CPU_BUILD_INSTALLED.search(sentence)
         if found is not None and _asserted(sentence):
             return [ObservationFact(line, "torch-cpu-only", found.group(0))]
+    return []
+
+
+# A program said to run on the CPU in place of the reporter's GPU ("yolo is using only Cpu for
+# traning instead of my gpu (gtx 1080 )", ultralytics/yolov5#7639; "it trains on the CPU rather
+# than the GPU"; "用的是CPU而不是GPU"): what a CPU build does on a GPU machine. Not a wish or a
+# how-to ("I want to use the CPU instead of the GPU"), a question or a condition.
+_CPU_INSTEAD = re.compile(
+    r"\b(?:us(?:es|ing|ed)?|run(?:s|ning)?|ran|train(?:s|ing|ed)?|load(?:s|ed|ing)?|"
+    r"work(?:s|ing|ed)?|(?:is|was|are|were|stays?)\son)\s(?:only\s)?(?:on\s|with\s)?(?:the\s)?"
+    r"cpus?\b(?:[^.?!]|\.(?=\w)){0,40}?\b(?:instead\sof|rather\sthan)\s(?:the\s|my\s|our\s)?"
+    r"(?:nvidia\s)?(?:gpus?|cuda)\b|"
+    r"(?:用|使用|跑)(?:的|了)?(?:是|在)?\s?cpu\s?(?:而不是|而非)\s?(?:用\s?)?gpu",
+    re.IGNORECASE,
+)
+_CPU_WISH = re.compile(
+    r"(?:\b(?:want|wanna|wish|would\slike|prefer|how|force|forcing|option|possible|able)\b"
+    r"[^.?!]{0,20}|\b(?:to|can|could|should|must|will|would|might)\s)$",
+    re.IGNORECASE,
+)
+
+
+def cpu_instead_of_gpu_stated(line: Line) -> list[Fact]:
+    """That a program ran on the CPU instead of the reporter's GPU, where a sentence says so."""
+    low = line.text.lower()
+    if "cpu" not in low or ("gpu" not in low and "cuda" not in low):
+        return []
+    for sentence in sentences(line.text):
+        found = _CPU_INSTEAD.search(sentence)
+        if (
+            found is not None
+            and _asserted(sentence)
+            and _CPU_WISH.search(sentence, 0, found.start()) is None
+        ):
+            return [ObservationFact(line, "cpu-instead-of-gpu", found.group(0))]
     return []
 
 
@@ -1219,6 +1261,7 @@ class Prose(Format):
                 *sockets_stated(line),
                 *cpu_stated(line),
                 *cpu_build_stated(line),
+                *cpu_instead_of_gpu_stated(line),
                 *mig_stated(line),
                 *gpu_request_stated(line),
                 *memlock_raise_stated(line),
