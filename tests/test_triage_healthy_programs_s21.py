@@ -58,3 +58,37 @@ def test_tensorflows_windows_dll_probe_is_a_missing_library_and_no_alarm(matrix:
     assert observed(body("2018"), "library-missing") == ["cudart64_101.dll"]
     assert not loud(body("2017"), matrix)
     assert not loud(body("2018"), matrix)
+
+
+def test_cpu_use_said_as_training_a_mode_or_a_device_is_read(matrix: Matrix) -> None:
+    """1955 (training without a GPU, a CPU-only install), 1966 (Colab in CPU mode), 1964 (the
+    `cpu` device named): a program that asks for CUDA there needs its CPU path."""
+    assert observed(body("1955"), "cpu-intended") == ["training without a GPU"]
+    assert observed(body("1966"), "cpu-intended") == ["with CPU mode"]
+    assert observed(body("1964"), "cpu-intended") == ['run d2 with "cpu" key']
+    for key in ("1955", "1964", "1966"):
+        assert not loud(body(key), matrix), key
+    # A symptom is not a choice, nor a container left without its GPU request.
+    assert not observed("It runs in CPU mode instead of the GPU.\n", "cpu-intended")
+    assert not observed(
+        "Training without a GPU request in docker fails: no CUDA GPUs are available.\n",
+        "cpu-intended",
+    )
+
+
+def test_a_container_left_without_gpus_on_purpose_is_advice(matrix: Matrix) -> None:
+    """1964: run without `--gpus all` where the program is meant for the CPU; without the CPU
+    intent the same sentence stays a warning."""
+    text = (
+        "in docker i have the issue while running it without `--gpus all`\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+        "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n"
+    )
+    assert "SC531" in loud(text, matrix)
+    assert "SC531" not in loud('I run it with "cpu" device on my laptop.\n' + text, matrix)
+
+
+def test_a_dockerfile_named_as_what_ran_it_is_build_time(matrix: Matrix) -> None:
+    """1965: `Found no NVIDIA driver` when a Dockerfile ran the step: `docker build` has no GPU."""
+    assert observed(body("1965"), "cpu-intended") == ["when i use dockerfile"]
+    assert not loud(body("1965"), matrix)
