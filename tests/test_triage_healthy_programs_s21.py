@@ -92,3 +92,17 @@ def test_a_dockerfile_named_as_what_ran_it_is_build_time(matrix: Matrix) -> None
     """1965: `Found no NVIDIA driver` when a Dockerfile ran the step: `docker build` has no GPU."""
     assert observed(body("1965"), "cpu-intended") == ["when i use dockerfile"]
     assert not loud(body("1965"), matrix)
+
+
+def test_nvls_failing_where_cumem_is_named_off_is_advice(matrix: Matrix) -> None:
+    """1979: NCCL's NVLS setup failed in workers that lacked the framework's NCCL_CUMEM_ENABLE;
+    the same failure alone, or with cuMem said on, stays the fabric manager's error."""
+    assert observed(body("1979"), "nccl-cumem-named") == ["NCCL_CUMEM_ENABLE"]
+    assert not loud(body("1979"), matrix)
+    failed = (
+        "node2:242431:242479 [5] transport/nvls.cc:158 NCCL WARN Cuda failure 1 "
+        "'invalid argument'\n"
+    )
+    assert "SC521" in loud(failed, matrix)
+    assert "SC521" in loud("export NCCL_CUMEM_ENABLE=1\n" + failed, matrix)
+    assert "SC521" not in loud("export NCCL_CUMEM_ENABLE=0\n" + failed, matrix)
