@@ -106,3 +106,15 @@ def test_nvls_failing_where_cumem_is_named_off_is_advice(matrix: Matrix) -> None
     assert "SC521" in loud(failed, matrix)
     assert "SC521" in loud("export NCCL_CUMEM_ENABLE=1\n" + failed, matrix)
     assert "SC521" not in loud("export NCCL_CUMEM_ENABLE=0\n" + failed, matrix)
+
+
+def test_an_architecture_a_program_change_added_is_advice(matrix: Matrix) -> None:
+    """2034: nvcc refused compute_89 after a project's PR turned on a multi-arch fatbin, and
+    commenting the PR out resolved it; the same nvcc error alone stays SC202's error."""
+    assert observed(body("2034"), "program-change-undone")
+    assert not loud(body("2034"), matrix)
+    failed = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
+    assert "SC202" in loud(failed, matrix)
+    assert "SC202" not in loud(failed + "Reverting commit 1a2b3c4d fixed the build.\n", matrix)
+    asked = failed + "Would reverting PR #686 fix it?\n"
+    assert "SC202" in loud(asked, matrix)
