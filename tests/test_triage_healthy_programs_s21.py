@@ -118,3 +118,12 @@ def test_an_architecture_a_program_change_added_is_advice(matrix: Matrix) -> Non
     assert "SC202" not in loud(failed + "Reverting commit 1a2b3c4d fixed the build.\n", matrix)
     asked = failed + "Would reverting PR #686 fix it?\n"
     assert "SC202" in loud(asked, matrix)
+
+
+def test_invalid_device_from_a_cuda_ipc_open_names_no_gpu_index(matrix: Matrix) -> None:
+    """2042: cudaErrorInvalidDevice from cudaIpcOpenMemHandle on 8 PCIe GPUs (TensorRT-LLM's
+    custom all-reduce, fixed to fall back to NCCL); an index asked for stays SC1325's."""
+    assert not observed(body("2042"), "invalid-device-ordinal")
+    assert not loud(body("2042"), matrix)
+    asked = "My server has 2 A100 GPUs.\nRuntimeError: CUDA error: invalid device ordinal\n"
+    assert "SC1325" in loud(asked, matrix)
