@@ -127,3 +127,13 @@ def test_invalid_device_from_a_cuda_ipc_open_names_no_gpu_index(matrix: Matrix) 
     assert not loud(body("2042"), matrix)
     asked = "My server has 2 A100 GPUs.\nRuntimeError: CUDA error: invalid device ordinal\n"
     assert "SC1325" in loud(asked, matrix)
+
+
+def test_gdb_stopping_on_sigbus_in_nccls_shm_setup_is_shm(matrix: Matrix) -> None:
+    """2022: gdb's `received signal SIGBUS, Bus error.` with the backtrace in ncclShmOpen (XLA's
+    NCCL in a container with the default /dev/shm): SC502's error, its evidence the frame."""
+    assert observed(body("2022"), "process-crashed") == ["bus error"]
+    report = check(read_report(body("2022"), "pasted").snapshot, matrix)
+    shm = [f for f in report.findings if f.id == "SC502"]
+    assert shm and shm[0].severity is Severity.ERROR
+    assert "ncclShmOpen" in shm[0].message
