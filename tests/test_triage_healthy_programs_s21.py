@@ -9,6 +9,7 @@ from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 from tests.corpus import body
 
 
@@ -137,3 +138,17 @@ def test_gdb_stopping_on_sigbus_in_nccls_shm_setup_is_shm(matrix: Matrix) -> Non
     shm = [f for f in report.findings if f.id == "SC502"]
     assert shm and shm[0].severity is Severity.ERROR
     assert "ncclShmOpen" in shm[0].message
+
+
+def test_a_grep_filtered_package_list_and_a_chinese_shm_fix_are_read(matrix: Matrix) -> None:
+    """2027: `pip list | grep nccl` keeps no header, its command line opens the listing; the
+    reporter found the cause (找到原因) in docker's `--shm-size 20g`: SC501's warning."""
+    snapshot = read_report(body("2027"), "pasted").snapshot
+    assert [i.version for i in snapshot.installations(ComponentName.NCCL)] == ["2.20.5"]
+    assert observed(body("2027"), "shm-too-small") == ["--shm-size"]
+    assert "SC501" in loud(body("2027"), matrix)
+    # 072: conda's listing filtered by grep names the CUDA runtime it holds.
+    listed = read_report(body("072"), "pasted").snapshot
+    assert "10.2.89" in [i.version for i in listed.installations(ComponentName.CUDA_RUNTIME)]
+    # A question about the flag states no fix.
+    assert not observed("加个参数 --shm-size 20g 能解决吗？\n", "shm-too-small")  # noqa: RUF001
