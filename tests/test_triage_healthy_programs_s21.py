@@ -152,3 +152,17 @@ def test_a_grep_filtered_package_list_and_a_chinese_shm_fix_are_read(matrix: Mat
     assert "10.2.89" in [i.version for i in listed.installations(ComponentName.CUDA_RUNTIME)]
     # A question about the flag states no fix.
     assert not observed("加个参数 --shm-size 20g 能解决吗？\n", "shm-too-small")  # noqa: RUF001
+
+
+def test_tensorflows_cuinit_303_is_its_probe_finding_no_driver(matrix: Matrix) -> None:
+    """2016: TensorFlow Serving's GPU image in Docker 19.03+ without the toolkit's `--gpus`:
+    `failed call to cuInit: UNKNOWN ERROR (303)`, in a container, is SC532's error; the same line
+    alone (a machine without a GPU) is advice."""
+    assert observed(body("2016"), "no-gpu-probed")
+    assert "SC532" in loud(body("2016"), matrix)
+    alone = (
+        "2019-11-13 15:03:24.659012: W tensorflow/stream_executor/cuda/cuda_driver.cc:318] "
+        "failed call to cuInit: UNKNOWN ERROR (303)\n"
+    )
+    assert observed(alone, "no-gpu-probed")
+    assert not loud(alone, matrix)
