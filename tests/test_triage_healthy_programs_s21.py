@@ -166,3 +166,14 @@ def test_tensorflows_cuinit_303_is_its_probe_finding_no_driver(matrix: Matrix) -
     )
     assert observed(alone, "no-gpu-probed")
     assert not loud(alone, matrix)
+
+
+def test_pynvml_12_is_a_dependency_pin_not_the_stack(matrix: Matrix) -> None:
+    """2035: `pip install tensorrt-llm` resolved pynvml 12.0.0, which dropped its own pynvml
+    module; pip's row and a pin read the same; pynvml 11 and nvidia-ml-py's 12.x do not."""
+    assert observed(body("2035"), "program-fault")
+    assert not loud(body("2035"), matrix)
+    assert observed("pynvml                    12.0.0\n", "program-fault")
+    assert observed("pynvml==13.0.1\n", "program-fault")
+    assert not observed("pynvml                    11.5.3\n", "program-fault")
+    assert not observed("nvidia-ml-py              12.535.133\n", "program-fault")
