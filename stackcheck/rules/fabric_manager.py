@@ -32,7 +32,7 @@ class FabricManagerNotRunning(Rule):
     name = "fabric-manager-not-running"
     family = "fabric-manager"
     severity = Severity.ERROR
-    lowest = Severity.WARNING  # the service failed where no NVSwitch was shown
+    lowest = Severity.INFO  # NVLS failing where cuMem is named off (the service: a warning)
     title = "NVSwitch fabric not initialised (fabric manager missing or not running)"
     doc = RuleDoc(
         what="On a machine with NVSwitches (or an instance type that has them), checks that "
@@ -44,7 +44,9 @@ class FabricManagerNotRunning(Rule):
         "failure (systemd's `Job for nvidia-fabricmanager.service failed`, a report saying it "
         "was killed): an error where NVSwitches are known, else a warning; and NCCL failing to "
         "set up NVLink SHARP multicast (`Failed to bind NVLink SHARP (NVLS) Multicast memory`, "
-        "`transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'`).",
+        "`transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'`); that failure "
+        "where the report names NCCL_CUMEM_ENABLE (off, or a setting the workers lacked) and "
+        "shows no NVSwitch is advice: NVLS needs NCCL's cuMem allocations.",
         why="Until the fabric manager has configured the NVSwitches, `cudaGetDeviceCount()` fails "
         "with error 802 and `torch.cuda.is_available()` is False, although `nvidia-smi` lists "
         "every GPU (pytorch/pytorch#35710, dstackai/dstack#2348).",
@@ -85,6 +87,22 @@ class FabricManagerNotRunning(Rule):
             )
             return
         nvls = snapshot.observations("nvls-multicast-failed")
+        cumem = snapshot.observations("nccl-cumem-named")
+        if nvls and cumem and not (errors or states or needs):
+            # NVLS binds cuMem allocations to a multicast object: a process whose NCCL runs with
+            # cuMem off (a framework's NCCL_CUMEM_ENABLE=0, a setting its workers did not get)
+            # fails there on a healthy fabric. Nothing shows an NVSwitch fabric at fault.
+            yield self.finding(
+                f"NCCL could not set up NVLink SHARP multicast ({(nvls[0].value or '')[:100]}), "
+                f"and the report names {(cumem[0].value or '')[:60]}: NVLS needs NCCL's cuMem "
+                "allocations, so a process running with NCCL_CUMEM_ENABLE=0 (or without the "
+                "setting its framework gives the others) fails there on a healthy fabric. Give "
+                "every process, workers included, the same NCCL_CUMEM_ENABLE and NCCL_NVLS_ENABLE; "
+                "if it fails with cuMem on, check the fabric manager.",
+                [nvls[0].evidence, cumem[0].evidence],
+                severity=Severity.INFO,
+            )
+            return
         if nvls and not (errors or states):
             yield self.finding(
                 f"NCCL could not set up NVLink SHARP multicast ({(nvls[0].value or '')[:100]}): "

@@ -64,7 +64,9 @@ class ContainerWithoutGpus(Rule):
         "command that started it, a warning names the likely cause (not where only the "
         "container toolkit's own hook failed: it runs only for a container given GPUs); so "
         "does a sentence that "
-        "names a GPU request as what was missing or as the fix. A compose GPU reservation run "
+        "names a GPU request as what was missing or as the fix (advice where the report says "
+        "the program should run on the CPU: the container was left without GPUs on purpose). "
+        "A compose GPU reservation run "
         "by podman-compose older than 1.2.0 (or of no stated version) is a warning: it ignores "
         "the reservation, and so is one beside docker-compose 1.x's warning that it ignores "
         "the `deploy` key; a compose tool refusing `devices` under `deploy.resources` "
@@ -133,7 +135,19 @@ class ContainerWithoutGpus(Rule):
         yield from self._capabilities_without_devices(ctx, unavailable)
         yield from self._singularity_without_nv(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
-        if stated:
+        cpu = ctx.snapshot.observations("cpu-intended")
+        if stated and cpu:
+            # The container was left without GPUs on purpose: the report says the program is
+            # meant to run on the CPU, so what asks for CUDA there is the program's setting.
+            yield self.finding(
+                f"The report says the container lacked a GPU request ({stated[0].value}), and "
+                f"that the program should run on the CPU ({(cpu[0].value or '')[:60]}): without "
+                "a request the container sees no GPU, so the program needs its CPU setting "
+                "(a `cpu` device) there, or the container a GPU request.",
+                [stated[0].evidence, cpu[0].evidence, *(o.evidence for o in unavailable[:1])],
+                severity=Severity.INFO,
+            )
+        elif stated:
             yield self.finding(
                 f"The report says the container lacked a GPU request ({stated[0].value}): without "
                 "one it sees no GPU.",

@@ -244,7 +244,10 @@ class ShmExhausted(Rule):
             f"A process died of a {died.value or 'signal'}{where}, where /dev/shm is or may be "
             "the container's 64 MB: NCCL's segments and DataLoader batches live there, and a "
             "page the tmpfs cannot back kills the process with SIGBUS.",
-            [died.evidence, *(in_shm[:1] or signs[:2] or [o.evidence for o in ran[:1]])],
+            [
+                died.evidence,
+                *([o.evidence for o in in_shm[:1]] or signs[:2] or [o.evidence for o in ran[:1]]),
+            ],
             severity=None if signs or in_shm else Severity.WARNING,
         )
 

@@ -411,9 +411,11 @@ class TorchMissingArch(Rule):
         "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
         "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
         "shows or the instance type's are all of other architectures: the build asks for a "
-        "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
-        "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
-        "`info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
+        "GPU the machine does not hold; so where no GPU is shown and the report says undoing a "
+        "change of the program, a pull request or a commit, resolved it: the change put the "
+        "architecture in the build's list); a program that refuses a feature the GPU lacks by "
+        "design (FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): "
+        "advice, `info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
         "variable (mmcv's MMCV_CUDA_ARGS, NCCL's NVCC_GENCODE, CUDA_NVCC_FLAGS; in an extension "
         "build they replace TORCH_CUDA_ARCH_LIST) are compared with each GPU the text shows: "
         "none for its architecture is an error, PTX only a warning; where no such flags are "
@@ -544,6 +546,21 @@ class TorchMissingArch(Rule):
             held = _held_archs(ctx)
             asked = _ARCH_ASKED.search(unknown[0].value or "")
             elsewhere = bool(held and asked and int(asked.group(1)) not in held)
+            undone = ctx.snapshot.observations("program-change-undone")
+            if undone and not elsewhere and not (held and asked):
+                # The report says undoing one change of the program resolved it: that change
+                # put the architecture in the build's list (a fatbin default), not the GPU.
+                yield self.finding(
+                    "The build's toolchain does not support the architecture the build asked "
+                    f"for ({unknown[0].value}), and the report says undoing a change of the "
+                    f"program resolved it ({(undone[0].value or '')[:80]}): that change added "
+                    "the architecture to the build's list; the toolkit serves the program's "
+                    "own build. Keep the change out, or build with a toolkit that knows the "
+                    "architecture.",
+                    [unknown[0].evidence, undone[0].evidence],
+                    severity=Severity.INFO,
+                )
+                return
             # Where the build targets a GPU the machine does not hold (a script that adds
             # compute_90 on an A100 host), the build's flags, not the stack, are at fault.
             shown = ", ".join(f"sm_{a}" for a in sorted(held))

@@ -469,6 +469,8 @@ ObservationKind = Literal[
     "nccl-nic-without-pci",  # NCCL uses a NIC with no PCI address (a USB NIC: enx<MAC>)
     "mpi-cuda-no-context",  # Open MPI's smcuda found no CUDA context at MPI_Init
     "ucx-cuda-ipc-missing",  # UCX says its cuda_ipc transport is not available
+    "program-change-undone",  # the report says undoing a change of the program fixed the error
+    "nccl-cumem-named",  # NCCL_CUMEM_ENABLE named set to 0 or without a value (cuMem maybe off)
 ]
 
 

@@ -2,7 +2,8 @@
 that copied it): ``Ultralytics YOLOv8.0.49 🚀 Python-3.9.12 torch-1.13.0 CUDA:0 (Tesla
 V100-SXM2-16GB, 16160MiB)``, one more ``CUDA:N (name, memory)`` line per further GPU indented
 under the first, or ``CPU`` / ``MPS`` where no GPU was used. Older copies print ``torch 1.8.1``
-and the memory in fractional ``MB``.
+and the memory in fractional ``MB``; a nightly names its date and CUDA build
+(``torch-2.8.0.dev20250323+cu128``).
 
 It states the PyTorch a process ran and, with ``CUDA:N``, that CUDA was available to it and
 which GPUs it saw (``torch.cuda.get_device_properties``); ``CPU`` alone says nothing of the
@@ -20,7 +21,7 @@ from stackcheck.ingest.formats.python_packages import torch_fact
 from stackcheck.ingest.lines import Line
 
 _BANNER = re.compile(
-    r"\btorch[- ](\d{1,2}\.\d{1,3}\.\d{1,3}(?:[+.][\w.]{1,30})?) (?=CUDA:\d|CPU$|MPS$)"
+    r"\btorch[- ](\d{1,2}\.\d{1,3}\.\d{1,3}(?:[+.][\w.+]{1,40})?) (?=CUDA:\d|CPU$|MPS$)"
 )
 _DEVICE = re.compile(r"CUDA:(\d{1,2}) \(([^,()]{1,80}), (\d{1,7})(?:\.\d{1,4})?Mi?B\)")
 

@@ -277,7 +277,9 @@ _CPU = re.compile(
     r"\bno\s(?:nvidia\s)?gpus?\s(?:are|is|were|was)\s(?:present|installed|attached)\s"
     r"(?:on|in)\s(?:the|this|my|our)\s"
     r"(?!(?:[\w-]+\s)?(?:containers?|pods?|nodes?|images?)\b)\w+|"
-    r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?)\s(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
+    # "it's not possible to do any training without a GPU" (open-mmlab/mmdetection#4686).
+    r"\b(?:run(?:s|ning)?|ran|use|using|work(?:s|ing)?|train(?:s|ed|ing)?)\s"
+    r"(?:(?!docker|containers?\b|pods?\b)[\w-]+\s)"
     r"{0,3}?(?:without|with\sno)\s(?:an?\s|any\s)?(?:cuda\s|nvidia\s)?gpus?\b"
     r"(?!\s(?:flags?|requests?|options?|access|resources?)\b)"
     r"(?![^.?!]{0,60}\b(?:docker|container|pod|--gpus)\b)|"
@@ -321,6 +323,13 @@ _CPU_SAID = re.compile(
     r"has)\sto\s(?:run|use|train|infer|test|execute|do)\s(?:[\w-]+\s){0,3}?(?:on|with|using|via)\s"
     r"(?:the\s|my\s|only\s|a\s)?cpus?\b(?!\s(?:instead|rather))|"
     r"\bon\s(?:my|an?)\s(?-i:Mac)(?:book)?(?:\s(?:pro|air|mini))?\b|"
+    # A runtime or mode chosen for the CPU: "I tried to run the code on colab with CPU mode"
+    # (facebookresearch/detectron2#3888), "in CPU mode", "using the CPU runtime".
+    r"\b(?:in|with|on|using|under)\s(?:the\s|a\s)?cpu\s(?:mode|runtime)\b|"
+    # The CPU device named as what the program runs with: 'run d2 with "cpu" key'
+    # (facebookresearch/detectron2#2640), "run it with the `cpu` device".
+    r"\b(?:run|runs|ran|running|use|uses|using)\s(?:[\w-]+\s){0,3}?(?:with|on|using)\s(?:the\s)?"
+    r"[\"'`]cpu[\"'`](?:\s(?:key|device|option|flag|setting|mode))?|"
     # Chinese, Japanese, Korean: no (discrete) graphics card / GPU; only a CPU; using the CPU.
     r"(?:没有|沒有|无|沒)(?:独立|獨立|英伟达|NVIDIA|nvidia|N卡)?的?(?:显卡|顯卡|GPU|gpu)|"
     r"(?:只有|仅有|僅有|用的是|使用的是|纯|純)\s?(?:cpu|CPU)(?!版)|"
@@ -696,7 +705,11 @@ _BUILD_TIME = re.compile(
     r"\b(?:in|inside|from|during|within)\s(?:a\s|the\s|my\s)?(?:Dockerfile(?:'s)?\s)?"
     r"(?-i:RUN)\s(?:step|command|instruction|line|stage)s?\b|"
     r"\bat\sbuild[-\s]?time\b|\bwhile\sbuilding\s(?:the\s|a\s|my\s)?(?:docker\s)?"
-    r"(?:images?|containers?)\b",
+    r"(?:images?|containers?)\b|"
+    # A Dockerfile named as what ran it: its steps run in `docker build` ("there has some
+    # problems when i use dockerfile to run it", facebookresearch/detectron2#56); a container is
+    # started by `docker run`, which is no Dockerfile's.
+    r"\b(?:when|while)\s(?:i|we)\s(?:use|used|using)\s(?:the\s|a\s|my\s|this\s)?dockerfile\b",
     re.IGNORECASE,
 )
 _GPU_WORD = re.compile(r"(?<!non-)(?<!non\s)\bgpus?\b|self[-\s]hosted", re.IGNORECASE)

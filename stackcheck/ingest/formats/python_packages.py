@@ -130,9 +130,15 @@ def settle(facts: list[Fact]) -> list[Fact]:
 class PythonPackages(Format):
     name = "python_packages"
     title = "pip / conda package list"
+    # A listing filtered by grep keeps no header: its command line opens it (`pip list | grep
+    # nccl`, `conda list | grep torch`, `pip freeze | findstr torch`), after a shell prompt the
+    # cleaning left in place (an indented or quoted paste's second prompt).
     anchor = re.compile(
         r"^\s*(?:Package\s+Version\s*$|# packages in environment at|"
-        r"#\s+Name\s+Version\s+Build|\[(?:pip3?|conda|uv)\]\s+\S)"
+        r"#\s+Name\s+Version\s+Build|\[(?:pip3?|conda|uv)\]\s+\S|"
+        r"(?:[\w.@:/~-]{1,120}[#$]\s{1,3})?(?:python3?\s-m\s)?(?:pip3?|uv\spip|conda|mamba)\s"
+        r"(?:list|freeze)\s?\|\s?"
+        r"(?:grep|egrep|findstr|rg)\b)"
     )
     member = re.compile(
         r"^\s*(?:\[(?:pip3?|conda|uv)\]\s+\S|-{3,}\s+-{3,}|"
