@@ -779,3 +779,57 @@ class StubDriverLibrary(Rule):
             evidence,
             severity=Severity.WARNING,
         )
+
+
+# NVIDIA's CUDA on WSL user guide, "Getting Started with CUDA on WSL 2".
+_WSL_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+
+
+class LinuxDriverInWsl(Rule):
+    id = "SC1417"
+    name = "linux-driver-in-wsl"
+    family = "driver-cuda"
+    severity = Severity.WARNING
+    title = "A Linux NVIDIA driver package installed inside WSL 2"
+    doc = RuleDoc(
+        what="Reads a Linux NVIDIA user-space driver package (`libnvidia-compute-510`, "
+        "`nvidia-driver-535`, `libcuda1`, `cuda-drivers`) that a package listing shows installed "
+        "(`dpkg -l`, `apt list --installed`, `rpm -qa`, or `dpkg --get-selections`' `install` "
+        "rows, which name no version) in a text that shows the distribution runs under WSL 2 "
+        "(its `-microsoft-standard-WSL2` kernel release, or the report saying so). A warning: "
+        "the listing and the WSL 2 statement may come from two machines.",
+        why="Under WSL 2 the GPU driver is the Windows one: its libcuda is mapped into the "
+        "distribution at /usr/lib/wsl/lib. A Linux driver package puts its own libcuda.so in "
+        "the system library directory, found first by programs that load it by name, and that "
+        "library cannot reach the GPU (there is no Linux kernel module): CUDA fails in some "
+        "programs while others (PyTorch, which finds WSL's) work. NVIDIA's guide says no "
+        "Linux NVIDIA driver may be installed inside WSL 2.",
+        example="`dpkg --get-selections | grep nvidia` printing `libnvidia-compute-510:amd64 "
+        "install` inside a WSL2 distribution, where Numba's CUDA failed (numba/numba#9032).",
+        fix="Remove the Linux driver packages inside WSL (`sudo apt purge 'libnvidia-*' "
+        "'nvidia-driver-*' cuda-drivers`), install only the toolkit (`cuda-toolkit-12-x` from "
+        "NVIDIA's WSL-Ubuntu repository, not the `cuda` meta-package, which pulls the driver), "
+        "and update the driver on Windows.",
+        references=(_WSL_GUIDE,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        wsl = ctx.snapshot.observations("wsl-version-2")
+        if not wsl:
+            return
+        listed = [
+            (str(i.properties["package"]).split()[0], i.evidence[:1])
+            for i in ctx.installations(ComponentName.DRIVER)
+            if i.origin == "report" and "package" in i.properties
+        ] + [
+            (o.value or "", [o.evidence]) for o in ctx.snapshot.observations("linux-driver-package")
+        ]
+        if not listed:
+            return
+        names = ", ".join(dict.fromkeys(name for name, _ in listed[:3]))
+        yield self.finding(
+            f"A Linux NVIDIA driver package is installed ({names}) where the text shows WSL 2 "
+            f"({(wsl[0].value or '')[:60]}): its libcuda.so comes before WSL's own "
+            "(/usr/lib/wsl/lib) and cannot reach the GPU.",
+            [e for _, evidence in listed[:2] for e in evidence] + [wsl[0].evidence],
+        )
