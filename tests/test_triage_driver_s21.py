@@ -1,6 +1,7 @@
-"""Triage readings from s21: a Linux NVIDIA driver package installed inside WSL 2, whose
-libcuda.so shadows the one WSL maps in from the Windows driver (tests/data/reports 1513, sources
-cited there), and the WSL 2 statements and `dpkg --get-selections` rows that show it."""
+"""Triage readings of the driver from s21: a Linux NVIDIA driver package installed inside WSL 2,
+whose libcuda.so shadows the one WSL maps in from the Windows driver, with the WSL 2 statements
+and `dpkg --get-selections` rows that show it; and a PyTorch release said beside an older CUDA
+before 11 that it has no build for (tests/data/reports 1513, 860, sources cited there)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,26 @@ def test_no_warning_without_both_wsl2_and_a_driver_package(matrix: Matrix) -> No
     for key in ("944", "1711", "668", "952"):
         assert "SC1417" not in findings(matrix, body(key)), key
     assert "SC1417" not in findings(matrix, SELECTIONS)
+
+
+def test_a_stated_release_without_a_build_for_the_stated_old_cuda(matrix: Matrix) -> None:
+    """860 (huggingface/sentence-transformers#339): torch 1.5.0 (builds for CUDA 9.2, 10.1,
+    10.2) beside CUDA 10.0, `torch.cuda.is_available()` False: before CUDA 11 a build for a
+    newer CUDA does not run on that CUDA's driver."""
+    reads(
+        matrix,
+        "SC101",
+        Severity.WARNING,
+        (
+            "860",
+            "I have CUDA 10.0 and torch 1.4.0, but torch.cuda.is_available() returns False.",
+        ),
+        (
+            # a build for that CUDA exists; no build is newer; minor-version compatibility
+            "I have CUDA 10.1 and torch 1.5.0, but torch.cuda.is_available() returns False.",
+            "I have CUDA 10.2 and torch 1.3.0, but torch.cuda.is_available() returns False.",
+            "I have CUDA 11.2 and torch 1.8.0, but torch.cuda.is_available() returns False.",
+            # nothing failed
+            "I am using CUDA version 10.0 and torch version 1.5.0.",
+        ),
+    )
