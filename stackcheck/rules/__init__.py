@@ -13,6 +13,7 @@ from stackcheck.rules.driver_cuda import (
     DriverTooOld,
     ForwardCompatInUse,
     ForwardCompatUnsupportedGpu,
+    LinuxDriverInWsl,
     MinorVersionCompatibility,
     StubDriverLibrary,
 )
@@ -215,6 +216,7 @@ RULES: tuple[Rule, ...] = (
     LibfabricUnreleased(),
     MpiCudaIpcOff(),
     StubDriverLibrary(),
+    LinuxDriverInWsl(),
     GpusFlagUnknown(),
 )
 

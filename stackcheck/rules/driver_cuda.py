@@ -110,7 +110,11 @@ class DriverTooOld(Rule):
         "CUDA a sentence names without its owner (`Install CUDA 9.2`) beside a stated driver "
         "that cannot run it, where nothing else shows what runs on the driver; and, as a "
         "warning, a GPU the matrix knows whose first CUDA release needs a newer driver than the "
-        "one shown (an H100, CUDA 11.8, on R470: the branch predates the GPU). Error 35 is "
+        "one shown (an H100, CUDA 11.8, on R470: the branch predates the GPU); and, as a "
+        "warning, a PyTorch release said without its build (`torch version 1.5.0`) beside a "
+        "CUDA before 11 said without its owner (`CUDA version 10.0`) that the release has no "
+        "build for, where some build of it is newer, no driver is shown and the process found "
+        "no usable CUDA (`torch.cuda.is_available() returns False`). Error 35 is "
         "also what the runtime returns where it reaches no driver at "
         "all (a `docker build` step, a machine without an NVIDIA GPU): where the report says "
         "there is no NVIDIA GPU, or the driver it shows runs every CUDA it shows (the image's "
@@ -154,7 +158,7 @@ class DriverTooOld(Rule):
             found = True
             yield gpu_short
         if not found:
-            stated_cuda = self._stated_cuda_shortfall(ctx)
+            stated_cuda = self._stated_cuda_shortfall(ctx) or self._stated_release_shortfall(ctx)
             if stated_cuda is not None:
                 found = True
                 yield stated_cuda
@@ -269,6 +273,56 @@ class DriverTooOld(Rule):
                 [*driver.evidence[:1], said.evidence],
                 severity=Severity.WARNING,
             )
+        return None
+
+    def _stated_release_shortfall(self, ctx: CheckContext) -> Finding | None:
+        """A PyTorch release said without its build (`torch version 1.5.0`) beside a CUDA before
+        11 said without its owner (`CUDA version 10.0`), where the process found no usable CUDA
+        and no driver is shown: before CUDA 11 each runtime needs its own release's driver, so
+        the release's builds for a newer CUDA (the matrix's variants) cannot run where that CUDA
+        is what the driver supports. Only where the release has no build for that CUDA at all
+        (a build of its own would fit) and some build is newer. A warning: the sentence does not
+        say whether that CUDA is the driver's or a toolkit's."""
+        if ctx.driver_shown is not None or ctx.cuda_consumers:
+            return None
+        failed = ctx.snapshot.observations("cuda-unavailable")
+        if not failed:
+            return None
+        said_cuda = [
+            o
+            for o in ctx.snapshot.observations("version-stated")
+            if (o.value or "").startswith("CUDA ")
+        ]
+        for torch in ctx.installations(ComponentName.TORCH):
+            if not torch.version or torch.cuda or torch.properties.get("cpu_only") == "yes":
+                continue
+            release = ctx.matrix.torch_release(torch.version)
+            if release is None or not release.variants:
+                continue
+            for said in said_cuda:
+                cuda = (said.value or "").removeprefix("CUDA ")
+                stated = versions.parse(cuda)
+                if stated is None or stated.major >= 11:
+                    continue  # from CUDA 11, minor-version compatibility runs newer builds
+                if ctx.matrix.torch_variant(torch.version, cuda) is not None:
+                    continue
+                newer = [
+                    v.cuda
+                    for v in release.variants
+                    if (built := versions.parse(v.cuda)) is not None and built > stated
+                ]
+                if not newer:
+                    continue
+                builds = ", ".join(v.cuda for v in release.variants)
+                return self.finding(
+                    f"PyTorch {torch.version} has builds for CUDA {builds}, none for the "
+                    f"CUDA {cuda} the report names, and the process found no usable CUDA "
+                    f"({(failed[0].value or '')[:60]}): before CUDA 11 each runtime needs its own "
+                    f"release's driver, so its builds for CUDA {', '.join(newer)} cannot run on "
+                    f"a driver of CUDA {cuda}.",
+                    [*torch.evidence[:1], said.evidence, failed[0].evidence],
+                    severity=Severity.WARNING,
+                )
         return None
 
     def _reported(self, ctx: CheckContext, reported: list[Observation]) -> Finding:
@@ -797,4 +851,58 @@ class StubDriverLibrary(Rule):
             "get the stub, which fails every call, instead of the driver's library.",
             evidence,
             severity=Severity.WARNING,
+        )
+
+
+# NVIDIA's CUDA on WSL user guide, "Getting Started with CUDA on WSL 2".
+_WSL_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+
+
+class LinuxDriverInWsl(Rule):
+    id = "SC1417"
+    name = "linux-driver-in-wsl"
+    family = "driver-cuda"
+    severity = Severity.WARNING
+    title = "A Linux NVIDIA driver package installed inside WSL 2"
+    doc = RuleDoc(
+        what="Reads a Linux NVIDIA user-space driver package (`libnvidia-compute-510`, "
+        "`nvidia-driver-535`, `libcuda1`, `cuda-drivers`) that a package listing shows installed "
+        "(`dpkg -l`, `apt list --installed`, `rpm -qa`, or `dpkg --get-selections`' `install` "
+        "rows, which name no version) in a text that shows the distribution runs under WSL 2 "
+        "(its `-microsoft-standard-WSL2` kernel release, or the report saying so). A warning: "
+        "the listing and the WSL 2 statement may come from two machines.",
+        why="Under WSL 2 the GPU driver is the Windows one: its libcuda is mapped into the "
+        "distribution at /usr/lib/wsl/lib. A Linux driver package puts its own libcuda.so in "
+        "the system library directory, found first by programs that load it by name, and that "
+        "library cannot reach the GPU (there is no Linux kernel module): CUDA fails in some "
+        "programs while others (PyTorch, which finds WSL's) work. NVIDIA's guide says no "
+        "Linux NVIDIA driver may be installed inside WSL 2.",
+        example="`dpkg --get-selections | grep nvidia` printing `libnvidia-compute-510:amd64 "
+        "install` inside a WSL2 distribution, where Numba's CUDA failed (numba/numba#9032).",
+        fix="Remove the Linux driver packages inside WSL (`sudo apt purge 'libnvidia-*' "
+        "'nvidia-driver-*' cuda-drivers`), install only the toolkit (`cuda-toolkit-12-x` from "
+        "NVIDIA's WSL-Ubuntu repository, not the `cuda` meta-package, which pulls the driver), "
+        "and update the driver on Windows.",
+        references=(_WSL_GUIDE,),
+    )
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        wsl = ctx.snapshot.observations("wsl-version-2")
+        if not wsl:
+            return
+        listed = [
+            (str(i.properties["package"]).split()[0], i.evidence[:1])
+            for i in ctx.installations(ComponentName.DRIVER)
+            if i.origin == "report" and "package" in i.properties
+        ] + [
+            (o.value or "", [o.evidence]) for o in ctx.snapshot.observations("linux-driver-package")
+        ]
+        if not listed:
+            return
+        names = ", ".join(dict.fromkeys(name for name, _ in listed[:3]))
+        yield self.finding(
+            f"A Linux NVIDIA driver package is installed ({names}) where the text shows WSL 2 "
+            f"({(wsl[0].value or '')[:60]}): its libcuda.so comes before WSL's own "
+            "(/usr/lib/wsl/lib) and cannot reach the GPU.",
+            [e for _, evidence in listed[:2] for e in evidence] + [wsl[0].evidence],
         )

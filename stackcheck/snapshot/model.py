@@ -452,6 +452,8 @@ ObservationKind = Literal[
     "gpu-feature-unsupported",  # a program refuses a feature the GPU lacks by design (FP8)
     "mpi-cuda-optional",  # Open MPI found no libcuda and turned CUDA-aware support off (a notice)
     "wsl-version-1",  # the Linux runs under WSL 1, which gives it no GPU (kernel, form, wsl -l -v)
+    "wsl-version-2",  # the Linux runs under WSL 2 (its kernel release, a report saying so)
+    "linux-driver-package",  # a Linux NVIDIA driver package is selected for install (value: name)
     "mpi-cuda-ipc-off",  # a report says MPI/UCX run without CUDA IPC
     "ptx-newer-than-ptxas",  # ptxas or the driver's JIT refused PTX of a newer ISA ("7.3 7.2 …")
     "stub-libcuda-loaded",  # a process loaded the toolkit's stub libcuda (CUDA error 34)
