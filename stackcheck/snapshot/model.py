@@ -466,6 +466,10 @@ ObservationKind = Literal[
     "nccl-nic-without-pci",  # NCCL uses a NIC with no PCI address (a USB NIC: enx<MAC>)
     "mpi-cuda-no-context",  # Open MPI's smcuda found no CUDA context at MPI_Init
     "ucx-cuda-ipc-missing",  # UCX says its cuda_ipc transport is not available
+    "vm-generation-mismatch",  # a cloud refused a VM size that cannot boot the image's generation
+    "persistence-on-reported",  # a health checker read persistence mode on from NVML (gpud)
+    "device-plugin-version",  # the NVIDIA k8s device plugin release the cluster runs ("0.18.2")
+    "link-input-unreadable",  # GNU ld could not read an input file as an object (a stale build)
 ]
 
 
