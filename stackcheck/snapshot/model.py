@@ -470,6 +470,8 @@ ObservationKind = Literal[
     "persistence-on-reported",  # a health checker read persistence mode on from NVML (gpud)
     "device-plugin-version",  # the NVIDIA k8s device plugin release the cluster runs ("0.18.2")
     "link-input-unreadable",  # GNU ld could not read an input file as an object (a stale build)
+    "libcuda-not-in-ld-cache",  # the report says `ldconfig -p | grep libcuda` printed nothing
+    "cudnn-libcuda-unfound",  # cuDNN's sub-library could not load libcuda (WSL: /usr/lib/wsl/lib)
 ]
 
 
