@@ -472,6 +472,7 @@ ObservationKind = Literal[
     "link-input-unreadable",  # GNU ld could not read an input file as an object (a stale build)
     "libcuda-not-in-ld-cache",  # the report says `ldconfig -p | grep libcuda` printed nothing
     "cudnn-libcuda-unfound",  # cuDNN's sub-library could not load libcuda (WSL: /usr/lib/wsl/lib)
+    "engine-call-failed",  # vLLM's engine: a method its client called raised (value: the method)
 ]
 
 

@@ -1,0 +1,79 @@
+"""Triage readings from s21: stable texts in reports that triage read nothing from (Azure's VM
+size and hypervisor generation refusal, gpud's NVML persistence check, accelerate's CPU choice,
+the k8s device plugin's release, GNU ld's unreadable input, an empty loader cache for libcuda,
+vLLM's failed engine call) and the WSL 2 fix of linking libcuda beside a pip cuDNN
+(tests/data/reports, sources cited there)."""
+
+from __future__ import annotations
+
+from stackcheck.check.model import Severity
+from stackcheck.matrix import Matrix
+from tests.corpus import body
+from tests.support.pasted import findings, observed, reads
+
+
+def test_healthy_reports_are_read_without_a_finding(matrix: Matrix) -> None:
+    for key, kind in (
+        ("366", "persistence-on-reported"),
+        ("880", "device-plugin-version"),
+        ("1120", "vm-generation-mismatch"),
+        ("1152", "cpu-intended"),
+        ("1153", "cpu-intended"),
+        ("1718", "libcuda-not-in-ld-cache"),
+        ("1851", "engine-call-failed"),
+        ("1862", "link-input-unreadable"),
+    ):
+        assert kind in observed(body(key)), key
+        loud = {r: s for r, s in findings(matrix, body(key)).items() if s is not Severity.INFO}
+        assert not loud, (key, loud)
+
+
+def test_values_read() -> None:
+    assert observed(body("880"))["device-plugin-version"] == "0.18.2"
+    assert observed(body("1120"))["vm-generation-mismatch"] == "Standard_NC6_Promo 2"
+    assert observed(body("1851"))["engine-call-failed"] == "collective_rpc"
+    assert observed("nvidia-device-plugin v0.14.1 on all nodes")["device-plugin-version"] == (
+        "0.14.1"
+    )
+
+
+def test_near_misses_are_not_read() -> None:
+    for said, kind in (
+        # gpud's other verdict is a monitor's, not read as persistence on
+        (
+            "⚠ NVML persistence mode is disabled (nvidia-persistenced running false)",
+            "persistence-on-reported",
+        ),
+        # another machine type chosen: the answer is not the multi-CPU option's number
+        (
+            "Which type of machine are you using? ([0] No distributed training, [1] multi-CPU, "
+            "[2] multi-GPU, [3] TPU): 2",
+            "cpu-intended",
+        ),
+        ("accelerator = Accelerator(cpu=False)", "cpu-intended"),
+        (
+            "`ldconfig -p | grep libcuda.so` => libcuda.so.1 (libc6,x86-64)",
+            "libcuda-not-in-ld-cache",
+        ),
+        (
+            "Should I link /usr/lib/wsl/lib/libcuda.so.1 into site-packages/nvidia/cudnn/lib where "
+            "libcudnn_cnn_infer.so.8 is?",
+            "cudnn-libcuda-unfound",
+        ),
+    ):
+        assert kind not in observed(said), said
+
+
+def test_wsl_libcuda_linked_beside_cudnn_is_cudnn(matrix: Matrix) -> None:
+    """868: cuDNN 8's sub-library could not load the driver's libcuda, only in /usr/lib/wsl/lib."""
+    reads(
+        matrix,
+        "SC301",
+        Severity.ERROR,
+        ("868",),
+        (
+            "If libcudnn_cnn_infer.so.8 fails, link /usr/lib/wsl/lib/libcuda.so.1 into the cudnn "
+            "lib folder",
+        ),
+        kind="cudnn-libcuda-unfound",
+    )
