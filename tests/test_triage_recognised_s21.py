@@ -7,6 +7,7 @@ vLLM's failed engine call) and the WSL 2 fix of linking libcuda beside a pip cuD
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
 from tests.support.pasted import findings, observed, reads
@@ -77,3 +78,15 @@ def test_wsl_libcuda_linked_beside_cudnn_is_cudnn(matrix: Matrix) -> None:
         ),
         kind="cudnn-libcuda-unfound",
     )
+
+
+def test_azslurm_buckets_counts_per_vm_size() -> None:
+    """1943: CycleCloud counted no GPUs for the H100 size (its bug); a row without a placement
+    group and one with it read alike."""
+    text = body("1943")
+    snapshot = read_report(text, "pasted").snapshot
+    assert [o.value for o in snapshot.observations("scheduler-gpu-count")] == [
+        "Standard_F2s_v2 0",
+        "Standard_ND96isr_H100_v5 0",
+    ]
+    assert any(s.segment.format.name == "azslurm_buckets" for s in read_report(text, "p").segments)
