@@ -90,3 +90,14 @@ def test_azslurm_buckets_counts_per_vm_size() -> None:
         "Standard_ND96isr_H100_v5 0",
     ]
     assert any(s.segment.format.name == "azslurm_buckets" for s in read_report(text, "p").segments)
+
+
+def test_dstack_gpu_resource_is_what_it_schedules() -> None:
+    """1933: dstack detected the AMD iGPU, not the RTX 5090 beside it (its bug)."""
+    values = [v for k, v in _all_observed(body("1933")) if k == "scheduler-gpu-count"]
+    assert values == ["AMD Ryzen 9 9950X3D 16-Core Processor 1", "RTX5090 1"]
+    assert "scheduler-gpu-count" not in observed("resources: nvidia.com/gpu=1")
+
+
+def _all_observed(text: str) -> list[tuple[str, str | None]]:
+    return [(o.kind, o.value) for o in read_report(text, "pasted").snapshot.observed]

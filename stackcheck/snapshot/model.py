@@ -473,7 +473,7 @@ ObservationKind = Literal[
     "libcuda-not-in-ld-cache",  # the report says `ldconfig -p | grep libcuda` printed nothing
     "cudnn-libcuda-unfound",  # cuDNN's sub-library could not load libcuda (WSL: /usr/lib/wsl/lib)
     "engine-call-failed",  # vLLM's engine: a method its client called raised (value: the method)
-    "scheduler-gpu-count",  # the GPUs a scheduler integration counts for a VM size ("SIZE 0")
+    "scheduler-gpu-count",  # the GPUs a scheduler counts for a VM size or host ("SIZE 0", "NAME 1")
 ]
 
 
