@@ -101,3 +101,14 @@ def test_dstack_gpu_resource_is_what_it_schedules() -> None:
 
 def _all_observed(text: str) -> list[tuple[str, str | None]]:
     return [(o.kind, o.value) for o in read_report(text, "pasted").snapshot.observed]
+
+
+def test_other_vendors_device_plugins_are_not_nvidias() -> None:
+    for said in (
+        "image: 602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/aws-efa-k8s-device-plugin:v0.5.6",
+        "we run the AMD device plugin v1.25.2 on the MI300 nodes",
+    ):
+        assert "device-plugin-version" not in observed(said), said
+    assert observed("image: nvcr.io/nvidia/k8s-device-plugin:v0.17.1")["device-plugin-version"] == (
+        "0.17.1"
+    )
