@@ -84,7 +84,9 @@ class CudnnCudaMismatch(Rule):
         "was installed wrongly (`an NVIDIA image (nvidia/cuda:10.1-base-ubuntu18.04) which "
         "does not include the CUDA Deep Neural Network libraries`, `I was installing cudnn "
         "incorrectly`) are a warning, naming an nvidia/cuda tag without `cudnn` where one is "
-        "shown. "
+        "shown; and, on WSL 2, cuDNN 8's sub-library unable to load "
+        "the driver's libcuda.so, which lives only in /usr/lib/wsl/lib (a report that had to "
+        "link it into a pip cuDNN's folder). "
         "A program that looked only for the unversioned `libcudnn.so` (TensorFlow 0.8-0.9's "
         "`Couldn't open CUDA library libcudnn.so`) is advice: that name is the development "
         "package's symlink, absent from runtime images, so the failure is the build's lookup, "
@@ -125,6 +127,16 @@ class CudnnCudaMismatch(Rule):
                 "than the one it was built with, or parts of two cuDNN releases "
                 f"({mismatch.value}).",
                 [mismatch.evidence, *shadow],
+            )
+        for unfound in ctx.snapshot.observations("cudnn-libcuda-unfound")[:1]:
+            # cuDNN itself is there; its sub-library dlopens libcuda.so, which WSL 2 keeps only
+            # in /usr/lib/wsl/lib, off the loader path of a pip cuDNN.
+            yield self.finding(
+                f"cuDNN's library ({unfound.value}) could not load the driver's libcuda.so: on "
+                "WSL 2 it lives only in /usr/lib/wsl/lib.",
+                [unfound.evidence],
+                fix="Put /usr/lib/wsl/lib on LD_LIBRARY_PATH (or link libcuda.so beside cuDNN's "
+                "libraries).",
             )
         installed = {versions.major(c.version) for c in ctx.installations(ComponentName.CUDNN)}
         missed = ctx.snapshot.observations("library-missing")

@@ -473,6 +473,14 @@ ObservationKind = Literal[
     "ucx-cuda-ipc-missing",  # UCX says its cuda_ipc transport is not available
     "program-change-undone",  # the report says undoing a change of the program fixed the error
     "nccl-cumem-named",  # NCCL_CUMEM_ENABLE named set to 0 or without a value (cuMem maybe off)
+    "vm-generation-mismatch",  # a cloud refused a VM size that cannot boot the image's generation
+    "persistence-on-reported",  # a health checker read persistence mode on from NVML (gpud)
+    "device-plugin-version",  # the NVIDIA k8s device plugin release the cluster runs ("0.18.2")
+    "link-input-unreadable",  # GNU ld could not read an input file as an object (a stale build)
+    "libcuda-not-in-ld-cache",  # the report says `ldconfig -p | grep libcuda` printed nothing
+    "cudnn-libcuda-unfound",  # cuDNN's sub-library could not load libcuda (WSL: /usr/lib/wsl/lib)
+    "engine-call-failed",  # vLLM's engine: a method its client called raised (value: the method)
+    "scheduler-gpu-count",  # the GPUs a scheduler counts for a VM size or host ("SIZE 0", "NAME 1")
 ]
 
 

@@ -3,6 +3,7 @@ more specific comes first."""
 
 from __future__ import annotations
 
+from stackcheck.ingest.formats.azslurm import AzslurmBuckets
 from stackcheck.ingest.formats.base import Format
 from stackcheck.ingest.formats.collect_env import CollectEnv
 from stackcheck.ingest.formats.compose import Compose
@@ -102,6 +103,7 @@ FORMATS: tuple[Format, ...] = (
     SetpciAcs(),
     Singularity(),
     IssueFormTensorflow(),
+    AzslurmBuckets(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]
