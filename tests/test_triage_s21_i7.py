@@ -1,0 +1,57 @@
+"""The twenty-first pass's readings (i7) on older development misses: what nvidia-smi working in
+a container says about its GPU request, on shapes of text beyond the corpus reports they were
+written for."""
+
+from __future__ import annotations
+
+from stackcheck.check.model import Severity
+from stackcheck.matrix import Matrix
+from tests.support.pasted import findings, observed
+
+
+def test_a_quoted_list_of_commands_that_worked_says_nvidia_smi_works() -> None:
+    """'In the container, "nvidia-smi,nvcc -V" worked.' (NVIDIA/nvidia-docker#1085): nvidia-smi
+    named first in a quoted list of commands said to work; a question or the host is not."""
+    for said in (
+        'In the container, "nvidia-smi,nvcc -V" worked.',
+        'Inside the image "nvidia-smi and nvcc --version" both work',
+        "'nvidia-smi' works, but torch cannot see the GPU",
+    ):
+        assert "smi-works-stated" in observed(said), said
+    for said in (
+        '"nvidia-smi" works on the host only',
+        'Why has "nvidia-smi, nvcc" worked?',
+        '"nvidia-smi" does not work',
+    ):
+        assert "smi-works-stated" not in observed(said), said
+
+
+def test_a_mig_uuid_a_program_could_not_parse_means_mig_is_meant_to_be_on(matrix: Matrix) -> None:
+    """vllm-project/vllm#46132: a program's int() on `CUDA_VISIBLE_DEVICES=MIG-<UUID>` fails; the
+    UUID was handed to the process as its device, so MIG on is advice, not a warning. A GPU UUID
+    says nothing of MIG."""
+    said = "The server runs on one MIG instance of an A100.\n"
+    crash = (
+        "ValueError: invalid literal for int() with base 10: "
+        "'{}-4c60d78c-506f-5593-938d-a136eaa1fa52'\n"
+    )
+    assert findings(matrix, said).get("SC1121") is Severity.WARNING
+    assert findings(matrix, said + crash.format("MIG")).get("SC1121") is Severity.INFO
+    assert findings(matrix, said + crash.format("GPU")).get("SC1121") is Severity.WARNING
+
+
+def test_a_job_said_to_span_several_mig_instances_keeps_mig_a_warning(matrix: Matrix) -> None:
+    """vllm-project/vllm#7211: 'run a model with vllm across 2 GPU MIG partitions' with the same
+    parse failure: one job over several instances is at odds with MIG, so SC1121 stays a
+    warning; a question about it is not read."""
+    crash = (
+        "ValueError: invalid literal for int() with base 10: "
+        "'MIG-2e782cfd-36f2-55ff-a7d5-c6734444be2b'\n"
+    )
+    for said in (
+        "I found a bug when trying to run a model with vllm across 2 GPU MIG partitions.",
+        "Tensor parallelism spanning two MIG slices fails at start.",
+    ):
+        assert "mig-spanned-stated" in observed(said), said
+        assert findings(matrix, said + "\n" + crash).get("SC1121") is Severity.WARNING, said
+    assert "mig-spanned-stated" not in observed("Can vLLM run across MIG instances?")
