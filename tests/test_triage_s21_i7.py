@@ -55,3 +55,59 @@ def test_a_job_said_to_span_several_mig_instances_keeps_mig_a_warning(matrix: Ma
         assert "mig-spanned-stated" in observed(said), said
         assert findings(matrix, said + "\n" + crash).get("SC1121") is Severity.WARNING, said
     assert "mig-spanned-stated" not in observed("Can vLLM run across MIG instances?")
+
+
+_CONTAINERD = """\
+version = 2
+
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  snapshotter = "overlayfs"
+{default}
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes."nvidia"]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes."nvidia".options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+"""
+
+_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda-vectoradd
+spec:
+  runtimeClassName: nvidia
+  containers:
+  - name: cuda-vectoradd
+    image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda11.7.1
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+"""
+
+
+def test_containerd_with_the_nvidia_runtime_not_the_default_is_a_missing_request(
+    matrix: Matrix,
+) -> None:
+    """A k3s-generated config (NVIDIA/gpu-operator#1017's setup): the nvidia runtime is defined,
+    the CRI default stays runc, so pods without `runtimeClassName: nvidia` get no GPU. Not where
+    the default is nvidia, not where a pod names the class, not where the paste stops before the
+    section that holds the default."""
+    assert findings(matrix, _CONTAINERD.format(default="")).get("SC531") is Severity.WARNING
+    runc = _CONTAINERD.format(default='  default_runtime_name = "runc"')
+    assert findings(matrix, runc).get("SC531") is Severity.WARNING
+    unavailable = (
+        runc + "\nFailed to allocate device vector A (error code CUDA driver version is "
+        "insufficient for CUDA runtime version)!\n"
+    )
+    assert findings(matrix, unavailable).get("SC531") in (Severity.ERROR, Severity.WARNING)
+    nvidia = _CONTAINERD.format(default='  default_runtime_name = "nvidia"')
+    assert "SC531" not in findings(matrix, nvidia)
+    assert "SC531" not in findings(matrix, _CONTAINERD.format(default="") + "\n" + _POD)
+    cut = _CONTAINERD.split('[plugins."io.containerd.grpc.v1.cri".containerd]')[0]
+    assert "SC531" not in findings(
+        matrix, cut + '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes."nvidia"]\n'
+    )
