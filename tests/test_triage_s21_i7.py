@@ -5,7 +5,9 @@ written for."""
 from __future__ import annotations
 
 from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.snapshot.model import ComponentName
 from tests.support.pasted import findings, observed
 
 
@@ -111,3 +113,30 @@ def test_containerd_with_the_nvidia_runtime_not_the_default_is_a_missing_request
     assert "SC531" not in findings(
         matrix, cut + '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes."nvidia"]\n'
     )
+
+
+def test_a_cudnn_major_named_alone_is_the_installed_cudnn(matrix: Matrix) -> None:
+    """microsoft/onnxruntime#20223: 'with cuda12.4 cudnn9 onnxruntime-win-x64-cuda12-1.17.1' (a
+    package built for cuDNN 8): cuDNN's majors are how people name it. Not a package's
+    `libcudnn9`, a wildcard (`cuDNN 8.x`), a requirement or another number."""
+    read = (
+        "apply yolov8n.onnx with cuda12.4 cudnn9 onnxruntime-win-x64-cuda12-1.17.1",
+        "I use CUDA 12.4 and cuDNN 9 with onnxruntime-win-x64-cuda12-1.17.1",
+    )
+    for said in read:
+        assert findings(matrix, said + "\n").get("SC301") is Severity.WARNING, said
+    for said in (
+        "apt install libcudnn9-cuda-12",
+        "I have cuDNN 8.x installed",
+        "cuDNN 10 beta",
+        "cudnn 4",
+        "cuDNN 9 is required for this build",
+    ):
+        assert not _stated(said), said
+    assert _stated("I have cuDNN 8, I can find it by searching my directorys.") == ["cuDNN 8"]
+
+
+def _stated(said: str) -> list[str]:
+    """The cuDNN versions a line states, as --show-parsed names them."""
+    snapshot = read_report(said + "\n", "pasted").snapshot
+    return [f"cuDNN {i.version}" for i in snapshot.installations(ComponentName.CUDNN)]

@@ -994,8 +994,9 @@ _STATED = (
         _prose_torch,
     ),
     _Stated(
+        # or its major alone, as cuDNN's majors are named ("cuda12.4 cudnn9", "cuDNN 8")
         rf"{_WORD}cudnn",
-        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
+        r"(?:[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}|[5-9])(?![A-Za-z0-9_+]|\.\d|\.?x\b)",
         _prose_component(ComponentName.CUDNN),
     ),
     _Stated(
