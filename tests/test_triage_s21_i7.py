@@ -140,3 +140,23 @@ def _stated(said: str) -> list[str]:
     """The cuDNN versions a line states, as --show-parsed names them."""
     snapshot = read_report(said + "\n", "pasted").snapshot
     return [f"cuDNN {i.version}" for i in snapshot.installations(ComponentName.CUDNN)]
+
+
+def test_a_geforce_rtx_card_named_with_its_count_is_the_machines_gpu(matrix: Matrix) -> None:
+    """deepspeedai/DeepSpeedExamples#845: 'a single node (2xNVIDIA 3090)' beside
+    NCCL_P2P_DISABLE=1: the cards have no P2P over PCIe, so turning it off is advice. The count makes it the machine's
+    GPU; a comparison or a card the reporter lacks is not."""
+    p2p_off = "\nexport NCCL_P2P_DISABLE=1\n"
+    for said in (
+        "I ran the example on a single node (2xNVIDIA 3090).",
+        "Machine is a server on Ubuntu 24 with 4*4090",
+        "- GPU: 8x RTX 5090 (32GB each, PCIe, no NVLink)",
+        "2 x GeForce RTX 3090 Ti",
+    ):
+        assert findings(matrix, said + p2p_off).get("SC601") is Severity.INFO, said
+    for said in (
+        "Performance shows little difference compared to 8\u00d7RTX 4090 GPUs.",
+        "I don't have 2x 4090 to test",
+        "Loss went from 3090 to 2x3 steps",
+    ):
+        assert findings(matrix, said + p2p_off).get("SC601") is Severity.WARNING, said
