@@ -144,8 +144,8 @@ def _stated(said: str) -> list[str]:
 
 def test_a_geforce_rtx_card_named_with_its_count_is_the_machines_gpu(matrix: Matrix) -> None:
     """deepspeedai/DeepSpeedExamples#845: 'a single node (2xNVIDIA 3090)' beside
-    NCCL_P2P_DISABLE=1: the cards have no P2P over PCIe, so turning it off is advice. The count makes it the machine's
-    GPU; a comparison or a card the reporter lacks is not."""
+    NCCL_P2P_DISABLE=1: the cards have no P2P over PCIe, so turning it off is advice. The count
+    makes it the machine's GPU; a comparison or a card the reporter lacks is not."""
     p2p_off = "\nexport NCCL_P2P_DISABLE=1\n"
     for said in (
         "I ran the example on a single node (2xNVIDIA 3090).",
