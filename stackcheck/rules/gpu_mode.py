@@ -106,8 +106,10 @@ class MigEnabled(Rule):
         "MIG instances under a GPU in `nvidia-smi -L`, `nvidia-smi -mig 1`'s `Enabled MIG Mode "
         "for GPU`), or a report's sentence that says the GPUs are in MIG mode. Advice (info) "
         "where the text hands a process or pod MIG instances by name (`CUDA_VISIBLE_DEVICES="
-        "MIG-...`, `nvidia.com/mig-1g.10gb`, the device plugin's `migStrategy: mixed`): MIG is "
-        "meant to be on there. Also reads a MIG mode change left pending (nvidia-smi's `MIG mode "
+        "MIG-...`, `nvidia.com/mig-1g.10gb`, the device plugin's `migStrategy: mixed`, a MIG UUID "
+        "a program failed to parse as a device index): MIG is "
+        "meant to be on there, unless the report says one job runs across several MIG "
+        "instances. Also reads a MIG mode change left pending (nvidia-smi's `MIG mode "
         "is in pending enable state`, mig-parted's `Mode change pending: true`, a sentence that "
         "says enabling MIG needs a reboot): a warning. A device list naming two or more MIG "
         "devices for one process (`CUDA_VISIBLE_DEVICES=MIG-...,MIG-...`) is advice, and a "
@@ -149,8 +151,16 @@ class MigEnabled(Rule):
                 [o.evidence for o in pending[:2]],
                 severity=Severity.WARNING,
             )
-        selected = ctx.snapshot.observations("mig-selected")
-        level = Severity.INFO if selected else None
+        # A MIG UUID a program failed to parse as a device index was handed to it as its device:
+        # MIG is meant to be on there too.
+        selected = ctx.snapshot.observations("mig-selected") or [
+            o
+            for o in ctx.snapshot.observations("device-uuid-unparsed")
+            if (o.value or "").startswith("MIG")
+        ]
+        # One job spread over several MIG instances is at odds with MIG whatever names them.
+        spanned = ctx.snapshot.observations("mig-spanned-stated")
+        level = Severity.INFO if selected and not spanned else None
         meant = f"; the text hands out MIG instances ({selected[0].value})" if selected else ""
         on = [g for g in ctx.snapshot.hardware.gpus if g.mig_mode]
         if on:

@@ -73,6 +73,9 @@ class ContainerWithoutGpus(Rule):
         "(docker-compose before 1.28, `docker stack deploy`) is a GPU request missing. "
         "A Singularity or Apptainer command without `--nv` or `--nvccli` is a GPU request "
         "missing too (an error where a process then saw no GPU, a warning for a GPU image). So "
+        "is a containerd config that defines an NVIDIA runtime without making it the CRI "
+        "plugin's `default_runtime_name` (pods then need `runtimeClassName: nvidia`; a warning, "
+        "not where a pod of the text names that class). So "
         "is `NVIDIA_DRIVER_CAPABILITIES` set without "
         "`NVIDIA_VISIBLE_DEVICES` or `--gpus` where a process then missed a driver library "
         "(FFmpeg's `Cannot load libnvcuvid.so.1`, libcuda): the runtime injects nothing without "
@@ -134,6 +137,7 @@ class ContainerWithoutGpus(Rule):
         yield from self._podman_compose_reservation(ctx, unavailable)
         yield from self._capabilities_without_devices(ctx, unavailable)
         yield from self._singularity_without_nv(ctx, unavailable)
+        yield from self._nvidia_runtime_not_default(ctx, unavailable)
         stated = ctx.snapshot.observations("gpu-request-stated")
         cpu = ctx.snapshot.observations("cpu-intended")
         if stated and cpu:
@@ -254,6 +258,29 @@ class ContainerWithoutGpus(Rule):
             + (", and the report shows it saw none." if unavailable else ".")
             + " Add `--nv` (`singularity exec --nv IMAGE ...`).",
             [started[0].evidence, *(o.evidence for o in unavailable[:1])],
+            severity=Severity.ERROR if unavailable else Severity.WARNING,
+        )
+
+    def _nvidia_runtime_not_default(
+        self, ctx: CheckContext, unavailable: list[Observation]
+    ) -> Iterable[Finding]:
+        """containerd's config defines an NVIDIA runtime but keeps another as the CRI plugin's
+        default: a pod that names no `runtimeClassName: nvidia` runs under runc, which injects
+        no GPU or driver library even where the device plugin allots it one. Not where a pod of
+        the text names an NVIDIA RuntimeClass."""
+        config = ctx.snapshot.observations("nvidia-runtime-not-default")
+        if not config or any(
+            "nvidia" in (s.runtime or "") for s in ctx.snapshot.run_specs if s.kind == "kubernetes"
+        ):
+            return
+        yield self.finding(
+            f"The containerd config defines an NVIDIA runtime but not as the default "
+            f"({config[0].value}): a pod that names no `runtimeClassName: nvidia` runs under "
+            "runc and gets no GPU or driver library"
+            + (", and the report shows a process that saw none." if unavailable else ".")
+            + ' Set `default_runtime_name = "nvidia"` (`nvidia-ctk runtime configure '
+            "--runtime=containerd --set-as-default`) or give GPU pods the nvidia RuntimeClass.",
+            [config[0].evidence, *(o.evidence for o in unavailable[:1])],
             severity=Severity.ERROR if unavailable else Severity.WARNING,
         )
 

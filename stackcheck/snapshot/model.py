@@ -342,6 +342,8 @@ ObservationKind = Literal[
     "gpu-request-stated",  # the report says the container lacked a GPU request (--gpus, limit)
     "memlock-raise-stated",  # the report says the locked-memory limit has to be raised
     "mig-selected",  # a process or pod is given MIG instances by name: MIG is meant to be on
+    "mig-spanned-stated",  # the report says one job runs across several MIG instances
+    "nvidia-runtime-not-default",  # containerd defines an nvidia runtime, not as CRI's default
     "socket-interface-missing",  # NCCL found no network interface to bootstrap on
     "mlock-failed",  # a process could not lock memory (mlock ENOMEM): RLIMIT_MEMLOCK too low
     "nccl-cuda-failure",  # NCCL's CUDACHECK failed in a source file ("enqueue.cc: CUDA error 1")

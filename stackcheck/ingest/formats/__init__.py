@@ -9,6 +9,7 @@ from stackcheck.ingest.formats.collect_env import CollectEnv
 from stackcheck.ingest.formats.compose import Compose
 from stackcheck.ingest.formats.conda_plan import CondaPlan
 from stackcheck.ingest.formats.container_cli_info import ContainerCliInfo
+from stackcheck.ingest.formats.containerd_config import ContainerdConfig
 from stackcheck.ingest.formats.cuda_version_file import CudaVersionFile
 from stackcheck.ingest.formats.device_banner import DeviceBanner
 from stackcheck.ingest.formats.df import Df
@@ -104,6 +105,7 @@ FORMATS: tuple[Format, ...] = (
     Singularity(),
     IssueFormTensorflow(),
     AzslurmBuckets(),
+    ContainerdConfig(),
 )
 
 __all__ = ["FORMATS", "PROSE", "Format"]

@@ -87,7 +87,10 @@ class Kubernetes(Format):
         containers: list[tuple[RunSpec, list[Line]]] = []
         resources: dict[str, str] = {}
         env_name: str | None = None
+        runtime_class: str | None = None  # the pod's RuntimeClass: its containers' runtime
         for entry in walk([line.text for line in lines]):
+            if entry.key == "runtimeClassName" and "containers" not in entry.path:
+                runtime_class = strip_quotes(entry.value or "") or None
             if "containers" not in entry.path:
                 continue
             line = lines[entry.index]
@@ -130,6 +133,7 @@ class Kubernetes(Format):
         if containers and resources:
             _resources(containers[-1][0], resources)
         for spec, used in containers:
+            spec.runtime = spec.runtime or runtime_class
             visible_limit(spec)
             facts.insert(0, RunSpecFact(used[0], spec, used))
         return facts

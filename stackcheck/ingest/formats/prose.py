@@ -1049,8 +1049,9 @@ _STATED = (
         _prose_torch,
     ),
     _Stated(
+        # or its major alone, as cuDNN's majors are named ("cuda12.4 cudnn9", "cuDNN 8")
         rf"{_WORD}cudnn",
-        r"[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
+        r"(?:[1-9]\.\d{1,2}(?:\.\d{1,3}){0,2}|[5-9])(?![A-Za-z0-9_+]|\.\d|\.?x\b)",
         _prose_component(ComponentName.CUDNN),
     ),
     _Stated(
@@ -1205,9 +1206,31 @@ _NOT_HELD = re.compile(
 )
 
 
+# A GeForce RTX card named with its count ("2xNVIDIA 3090", "4x RTX 4090", "2 * 3090 Ti"): the
+# four-digit models from 2050 to 5090 are all GeForce RTX cards (NVIDIA's CUDA GPUs list), so a
+# count before one names the machine's GPUs however the brand is written.
+_RTX_COUNTED = re.compile(
+    r"\b\d{1,2}\s?[xX*\u00d7]\s?(?:NVIDIA\s?)?(?:GeForce\s)?(?:RTX\s?)?"
+    r"([2-5]0[5-9]0(?:\s?Ti)?)(?![\w.-])",
+)
+
+
+# A GPU named as what another is measured against ("little difference compared to 8xRTX 4090
+# GPUs"): not the machine's.
+_COMPARED = re.compile(
+    r"\b(?:compared?\s(?:to|with)|than|vs\.?|versus|like|against)\s{1,3}$", re.IGNORECASE
+)
+
+
 def gpu_counted(line: Line) -> list[Fact]:
-    """A data-center GPU a sentence names with its count or as its cluster's."""
+    """A data-center GPU a sentence names with its count or as its cluster's; a GeForce RTX
+    card named with its count."""
     text = line.text
+    rtx = _RTX_COUNTED.search(text)
+    if rtx is not None and not any(
+        held.search(text, 0, rtx.start()) for held in (_NOT_HELD, _COMPARED)
+    ):
+        return [GpuFact(line, f"GeForce RTX {rtx.group(1)}")]
     if _GPU_MODEL.search(text) is None:  # "00" let timestamps and step counts through
         return []
     found = _GPU_COUNTED.search(text)
