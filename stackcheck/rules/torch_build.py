@@ -9,6 +9,7 @@ from stackcheck import versions
 from stackcheck.archs import runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.models import Gpu
 from stackcheck.matrix.requirements import cuda_runs_on
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation
@@ -354,6 +355,15 @@ class TorchCudaBaseMismatch(Rule):
 _ARCH_ASKED = re.compile(r"(?:compute|sm)_(\d{2,3})")
 
 
+def _first_cuda_of(ctx: CheckContext, known: Gpu | None, capability: str | None) -> Gpu | None:
+    """The matrix's GPU, else a listed GPU of the same compute capability that names its first
+    CUDA (CUDA adds an architecture, not a model)."""
+    return known or next(
+        (g for g in ctx.matrix.matrix.gpu if g.compute_capability == capability and g.first_cuda),
+        None,
+    )
+
+
 def _held_archs(ctx: CheckContext) -> set[int]:
     """The architectures (80 for sm_80) of the GPUs the text shows, else of the instance type's
     GPU; empty when neither is known."""
@@ -394,7 +404,11 @@ class TorchMissingArch(Rule):
         "PyTorch's extension builder's `Unknown CUDA arch (9.0) or GPU not supported` (a "
         "compiler or a PyTorch older than the GPU; advice, `info`, where the GPUs the text "
         "shows or the instance type's are all of other architectures: the build asks for a "
-        "GPU the machine does not hold); a program that refuses a feature the GPU lacks by design "
+        "GPU the machine does not hold); where no PyTorch is shown, the only CUDA a report shows "
+        "(a toolkit, or a template's `CUDA Version: 11.7`) older than a GPU's first CUDA (an "
+        "RTX 4080's 11.8): a warning, what is built with it (the cuDNN or TensorRT built for "
+        "that CUDA) having no cubin for the GPU; a program that refuses a feature the GPU lacks "
+        "by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
         "`info`, where nothing else is found.",
         why="Without a cubin for the GPU, kernels either fail (`no kernel image is available for "
@@ -457,6 +471,8 @@ class TorchMissingArch(Rule):
                 "lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
             )
+        if not found and not failures:
+            yield from self._cuda_older_than_gpu(ctx)
         jit = ctx.snapshot.observations("ptx-jit-only")
         if jit and not found and not failures:
             yield self.finding(
@@ -491,6 +507,45 @@ class TorchMissingArch(Rule):
                 [o.evidence for o in unknown[:2]],
                 severity=Severity.INFO if elsewhere else Severity.ERROR,
             )
+
+    def _cuda_older_than_gpu(self, ctx: CheckContext) -> Iterable[Finding]:
+        """The only CUDA the text shows (a toolkit, or a CUDA a sentence or a template's field
+        names: "CUDA version - 9.0, V9.0.176") predates a GPU it shows: code built with that
+        CUDA (the program, and the libraries built for it: cuDNN, TensorRT) carries no cubin
+        for the GPU's architecture, at best PTX of an older one. A warning: the text does not
+        say what was built with it. Not where a PyTorch CUDA build or a newer CUDA is shown."""
+        if ctx.installations(ComponentName.TORCH):
+            return
+        named = [
+            (o.value.removeprefix("CUDA "), o.evidence)
+            for o in ctx.snapshot.observations("version-stated")
+            if o.value and o.value.startswith("CUDA ")
+        ] + [
+            (str(t.version), t.evidence[0])
+            for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+            for t in ctx.installations(name)
+            if t.version and t.evidence
+        ]
+        if not named:
+            return
+        for gpu in ctx.gpus:
+            known = _first_cuda_of(ctx, gpu.known, gpu.compute_capability)
+            if known is None or known.first_cuda is None:
+                continue
+            first = known.first_cuda
+            if any(ctx.version_at_least(release, first) is not False for release, _ in named):
+                continue  # a CUDA that knows the GPU is shown too (or one that does not read)
+            release, evidence = named[0]
+            matrix = Evidence(kind="matrix", source=known.source, detail=f"gpu {known.name}")
+            yield self.finding(
+                f"The CUDA the report shows ({release}) predates {gpu.name} (compute capability "
+                f"{gpu.compute_capability}; its first CUDA is {first}): what is built with it "
+                "(the program, and the cuDNN or TensorRT built for that CUDA) has no cubin for "
+                "this GPU, at best PTX of an older architecture.",
+                [evidence, *gpu.evidence[:1], matrix],
+                severity=Severity.WARNING,
+            )
+            return
 
     def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
         archs, evidence, unsure = self._archs(ctx, torch)

@@ -1,0 +1,43 @@
+"""Triage readings of s21 in the gpu-arch area: a GPU named on an issue template's `NVIDIA GPU`
+field or in a list written with dashes, and the only CUDA a report shows predating that GPU
+(tests/data/reports, sources cited there: NVIDIA/TensorRT's issue template and two of its
+threads, 1746 and 1755)."""
+
+from __future__ import annotations
+
+from stackcheck.check.model import Severity
+from stackcheck.ingest import read_report
+from stackcheck.matrix import Matrix
+from tests.support.pasted import reads
+
+
+def _gpus(text: str) -> list[str]:
+    return [g.name for g in read_report(text, "pasted").snapshot.gpus.devices]
+
+
+def test_gpu_on_a_template_field_or_a_dashed_list_is_read() -> None:
+    """NVIDIA/TensorRT's template (`**NVIDIA GPU**: RTX 4080`, 1746; `GT 730`, 1747) and a
+    reporter's own dashed list (`GPU type - Tesla T4`, 1755)."""
+    assert _gpus("**NVIDIA GPU**: RTX 4080\n") == ["RTX 4080"]
+    assert _gpus("**NVIDIA GPU**: GT 730\n") == ["GT 730"]
+    assert _gpus("GPU type - Tesla T4\n") == ["Tesla T4"]
+    assert _gpus("- GPU: Tesla V100, 4 of them\n") == ["Tesla V100"]
+    # A word joined by a dash, or a dash before no GPU name, names none.
+    for said in ("GPU-accelerated builds\n", "GPU - not sure which one\n"):
+        assert _gpus(said) == [], said
+
+
+def test_cuda_older_than_the_gpu_is_a_missing_architecture(matrix: Matrix) -> None:
+    """1746 (CUDA 11.7 beside an RTX 4080, whose sm_89 came with 11.8: TensorRT 8.4 had no
+    kernels for it) and 1755 (CUDA 9.0 beside a Tesla T4, a Turing of CUDA 10.0): a warning,
+    the text not saying what was built with that CUDA."""
+    t4 = "GPU type - Tesla T4\nCUDA version -9.0, V9.0.176\nCUDNN version - 7.5.0\n"
+    # A CUDA that knows the GPU, or a newer CUDA shown beside the old one, or a PyTorch build
+    # (SC202 judges its own arch list), is not this case.
+    newer = "GPU type - Tesla T4\nCUDA version - 10.1\n"
+    both = (
+        "**NVIDIA GPU**: RTX 4080\n**CUDA Version**: 11.7\n"
+        "Cuda compilation tools, release 12.1, V12.1.105\n"
+    )
+    torch = "GPU: Tesla T4\nCUDA version: 9.0\nPyTorch: 2.3.1+cu121\n"
+    reads(matrix, "SC202", Severity.WARNING, ("1746", "1755", t4), (newer, both, torch))
