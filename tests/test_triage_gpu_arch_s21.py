@@ -41,3 +41,17 @@ def test_cuda_older_than_the_gpu_is_a_missing_architecture(matrix: Matrix) -> No
     )
     torch = "GPU: Tesla T4\nCUDA version: 9.0\nPyTorch: 2.3.1+cu121\n"
     reads(matrix, "SC202", Severity.WARNING, ("1746", "1755", t4), (newer, both, torch))
+
+
+def test_ollama_offloading_to_a_gpu_below_its_builds_floor(matrix: Matrix) -> None:
+    """1713: Ollama's runner offloads layers while ggml lists a Tesla K80 (3.7); Ollama's CUDA
+    builds start at compute capability 5.0 (https://docs.ollama.com/gpu). The same log on a
+    GPU of 5.0 or newer, or without a GPU, is not this case."""
+    offload = (
+        "Jan  1 20:22:43 thinkstation-s30 ollama[911]: 2024/01/01 20:22:43 llama.go:300: "
+        "24762 MB VRAM available, loading up to 162 GPU layers\n"
+    )
+    device = "ggml_init_cublas: found 1 CUDA devices:\n  Device 0: {}, compute capability {}\n"
+    k80 = offload + device.format("Tesla K80", "3.7")
+    t4 = offload + device.format("Tesla T4", "7.5")
+    reads(matrix, "SC202", Severity.WARNING, ("1713", k80), (t4, offload))

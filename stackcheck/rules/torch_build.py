@@ -407,7 +407,9 @@ class TorchMissingArch(Rule):
         "GPU the machine does not hold); where no PyTorch is shown, the only CUDA a report shows "
         "(a toolkit, or a template's `CUDA Version: 11.7`) older than a GPU's first CUDA (an "
         "RTX 4080's 11.8): a warning, what is built with it (the cuDNN or TensorRT built for "
-        "that CUDA) having no cubin for the GPU; a program that refuses a feature the GPU lacks "
+        "that CUDA) having no cubin for the GPU; a program whose builds start at a compute "
+        "capability (Ollama's runner offloading layers: 5.0+) shown on an older GPU: a "
+        "warning; a program that refuses a feature the GPU lacks "
         "by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
         "`info`, where nothing else is found.",
@@ -473,6 +475,7 @@ class TorchMissingArch(Rule):
             )
         if not found and not failures:
             yield from self._cuda_older_than_gpu(ctx)
+            yield from self._below_program_floor(ctx)
         jit = ctx.snapshot.observations("ptx-jit-only")
         if jit and not found and not failures:
             yield self.finding(
@@ -507,6 +510,24 @@ class TorchMissingArch(Rule):
                 [o.evidence for o in unknown[:2]],
                 severity=Severity.INFO if elsewhere else Severity.ERROR,
             )
+
+    def _below_program_floor(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A program whose builds support GPUs from a compute capability on (Ollama's CUDA
+        builds: 5.0+), shown using a GPU below it: that GPU is not used (or its kernels fail)."""
+        for seen in ctx.snapshot.observations("gpu-floor")[:1]:
+            program, _, floor = (seen.value or "").rpartition(" ")
+            for gpu in ctx.gpus:
+                cc = gpu.compute_capability
+                if cc is None or ctx.version_at_least(cc, floor) is not False:
+                    continue
+                yield self.finding(
+                    f"{program}'s builds carry code for GPUs of compute capability {floor} and "
+                    f"newer; {gpu.name} is {cc}: {program} cannot use it (a build of its own "
+                    "for that architecture can).",
+                    [seen.evidence, *gpu.evidence[:1]],
+                    severity=Severity.WARNING,
+                )
+                return
 
     def _cuda_older_than_gpu(self, ctx: CheckContext) -> Iterable[Finding]:
         """The only CUDA the text shows (a toolkit, or a CUDA a sentence or a template's field
