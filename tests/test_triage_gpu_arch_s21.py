@@ -8,6 +8,7 @@ from __future__ import annotations
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
+from stackcheck.matrix.index import MatrixIndex
 from tests.support.pasted import reads
 
 
@@ -55,3 +56,20 @@ def test_ollama_offloading_to_a_gpu_below_its_builds_floor(matrix: Matrix) -> No
     k80 = offload + device.format("Tesla K80", "3.7")
     t4 = offload + device.format("Tesla T4", "7.5")
     reads(matrix, "SC202", Severity.WARNING, ("1713", k80), (t4, offload))
+
+
+def test_tensorrt_release_named_on_a_gpu_below_its_floor(matrix: Matrix) -> None:
+    """1747: TensorRT 8.6.1.6 on a GT 730 (Kepler, 3.5); TensorRT 8.5 was the last release for
+    Kepler (8.5.2 release notes). The same GPU with TensorRT 8.5.3, or 8.6 on a Maxwell card
+    (5.0), is not this case; TensorRT-LLM's version is not TensorRT's."""
+    template = "**TensorRT Version**: {}\n\n**NVIDIA GPU**: {}\n"
+    kepler = template.format("8.6.1.6", "GT 730")
+    dashed = "GPU type - Tesla K80\nTRT version - 8.6.1\n"
+    older = template.format("8.5.3.1", "GT 730")
+    maxwell = template.format("8.6.1.6", "GeForce GTX 750 Ti")
+    llm = "TensorRT-LLM version: 9.0\nGPU: Tesla K80\n"
+    reads(matrix, "SC202", Severity.WARNING, ("1747", kepler, dashed), (older, maxwell, llm))
+    index = MatrixIndex(matrix)
+    assert index.tensorrt_floor("8.5.3") is None
+    floor = index.tensorrt_floor("10.1.0")
+    assert floor is not None and floor.min_compute_capability == "6.0" and floor.unsure

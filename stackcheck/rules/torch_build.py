@@ -409,7 +409,9 @@ class TorchMissingArch(Rule):
         "RTX 4080's 11.8): a warning, what is built with it (the cuDNN or TensorRT built for "
         "that CUDA) having no cubin for the GPU; a program whose builds start at a compute "
         "capability (Ollama's runner offloading layers: 5.0+) shown on an older GPU: a "
-        "warning; a program that refuses a feature the GPU lacks "
+        "warning; a TensorRT release a report names (`TensorRT Version: 8.6.1.6`) on a GPU "
+        "below that release's oldest supported architecture (8.6 dropped Kepler; the "
+        "`tensorrt` table): a warning; a program that refuses a feature the GPU lacks "
         "by design "
         "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
         "`info`, where nothing else is found.",
@@ -476,6 +478,7 @@ class TorchMissingArch(Rule):
         if not found and not failures:
             yield from self._cuda_older_than_gpu(ctx)
             yield from self._below_program_floor(ctx)
+            yield from self._below_tensorrt_floor(ctx)
         jit = ctx.snapshot.observations("ptx-jit-only")
         if jit and not found and not failures:
             yield self.finding(
@@ -510,6 +513,40 @@ class TorchMissingArch(Rule):
                 [o.evidence for o in unknown[:2]],
                 severity=Severity.INFO if elsewhere else Severity.ERROR,
             )
+
+    def _below_tensorrt_floor(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A TensorRT release the report names, on a GPU older than the oldest architecture that
+        release supports (8.6 dropped Kepler): TensorRT has no kernels for it."""
+        for said in ctx.snapshot.observations("version-stated"):
+            value = said.value or ""
+            if not value.startswith("TensorRT "):
+                continue
+            release = value.removeprefix("TensorRT ")
+            floor = ctx.matrix.tensorrt_floor(release)
+            if floor is None:
+                continue
+            for gpu in ctx.gpus:
+                cc = gpu.compute_capability
+                if (
+                    cc is None
+                    or ctx.version_at_least(cc, floor.min_compute_capability) is not False
+                ):
+                    continue
+                yield self.finding(
+                    f"TensorRT {release} supports GPUs of compute capability "
+                    f"{floor.min_compute_capability} and newer (from {floor.version} on); "
+                    f"{gpu.name} is {cc}: TensorRT has no kernels for it. Use an older TensorRT "
+                    "that supports it, or a newer GPU.",
+                    [
+                        said.evidence,
+                        *gpu.evidence[:1],
+                        Evidence(
+                            kind="matrix", source=floor.source, detail=f"tensorrt {floor.version}"
+                        ),
+                    ],
+                    severity=Severity.WARNING,
+                )
+                return
 
     def _below_program_floor(self, ctx: CheckContext) -> Iterable[Finding]:
         """A program whose builds support GPUs from a compute capability on (Ollama's CUDA

@@ -1004,6 +1004,13 @@ _STATED = (
         _prose_unchecked("CUDA"),
     ),
     _Stated(
+        # NVIDIA/TensorRT's template ("TensorRT Version: 8.6.1.6"), "TRT version - 5.1.5.0"; not
+        # TensorRT-LLM's or tensorrt_llm's (the name is followed by neither "-" nor "_")
+        rf"{_WORD}(?:tensorrt|trt)",
+        r"\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
+        _prose_unchecked("TensorRT"),
+    ),
+    _Stated(
         # a release, its candidate or Amazon's build ("libfabric 1.12.0rc1", "1.18.2amzn1.0")
         rf"{_WORD}libfabric",
         r"[12]\.\d{1,2}(?:\.\d{1,2})?(?:rc\d{1,2}|amzn\d{1,2}\.\d{1,2})?(?![A-Za-z0-9_+]|\.\d)",
