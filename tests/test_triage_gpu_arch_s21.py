@@ -8,15 +8,10 @@ shapes the same settings take."""
 from __future__ import annotations
 
 from stackcheck.archs import flag_archs
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
 from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
+from tests.support.pasted import findings
 
 
 def test_libraries_saying_they_lack_the_gpus_architecture_are_errors(matrix: Matrix) -> None:

@@ -4,16 +4,10 @@ reports (tests/data/reports, source cited there) and the other shapes the same t
 
 from __future__ import annotations
 
-from stackcheck.check.engine import check
 from stackcheck.check.model import Severity
-from stackcheck.ingest import read_report
 from stackcheck.matrix import Matrix
 from tests.corpus import body
-
-
-def findings(matrix: Matrix, text: str) -> dict[str, Severity]:
-    report = check(read_report(text, "pasted").snapshot, matrix)
-    return {f.id: f.severity for f in report.findings}
+from tests.support.pasted import findings
 
 
 def test_jax_says_a_gpu_is_there_when_it_has_no_cuda_backend(matrix: Matrix) -> None:

@@ -26,6 +26,7 @@ from stackcheck.matrix.models import (
     NcclRelease,
     NonGpuFamily,
     OfiNcclRelease,
+    TensorrtFloor,
     TorchRelease,
     TorchVariant,
     WithKnownIssues,
@@ -152,6 +153,15 @@ class MatrixIndex:
 
     def efa_installer(self, version: str | None) -> EfaInstaller | None:
         return self._by_version(self.matrix.efa_installer, version, 3)
+
+    def tensorrt_floor(self, version: str | None) -> TensorrtFloor | None:
+        """The GPU floor in force at TensorRT ``version``: the latest floor whose first release
+        is not newer than it."""
+        have = versions.parse(version)
+        if have is None:
+            return None
+        floors = [f for f in self.matrix.tensorrt if versions.key(f.version) <= have]
+        return max(floors, key=lambda f: versions.key(f.version), default=None)
 
     def nccl_first_for(self, gpu: Gpu) -> NcclRelease | None:
         """The oldest NCCL release that names ``gpu`` (or its architecture) as newly supported."""

@@ -294,6 +294,15 @@ class NonGpuFamily(Fact):
     families: list[str] = Field(min_length=1, description="Instance families (`inf1`, `c5`)")
 
 
+class TensorrtFloor(Fact):
+    """The oldest GPU architecture TensorRT supports from a release on (until a later floor)."""
+
+    version: str  # the first release of the floor: "8.6"
+    min_compute_capability: str  # "5.0": GPUs below it are not supported
+
+    _v = field_validator("version", "min_compute_capability")(_check_version)
+
+
 class Dlami(Fact):
     name: str  # "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04)"
     release: str  # "20260102"
@@ -431,6 +440,7 @@ class Matrix(BaseModel):
     xid: list[Xid] = Field(default_factory=list)
     gpu_performance: list[GpuPerformance] = Field(default_factory=list)
     non_gpu_family: list[NonGpuFamily] = Field(default_factory=list)
+    tensorrt: list[TensorrtFloor] = Field(default_factory=list)
 
 
 # The field that identifies an entry of each table; a user matrix entry with the same key
@@ -454,6 +464,7 @@ TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "xid": ("code",),
     "gpu_performance": ("gpu",),
     "non_gpu_family": ("accelerator",),
+    "tensorrt": ("version",),
 }
 
 

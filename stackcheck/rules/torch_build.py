@@ -9,6 +9,7 @@ from stackcheck import versions
 from stackcheck.archs import arch_list_archs, flag_archs, runs_on
 from stackcheck.check.context import CheckContext
 from stackcheck.check.model import Finding, Severity
+from stackcheck.matrix.models import Gpu
 from stackcheck.matrix.requirements import cuda_runs_on
 from stackcheck.rules.base import Rule, RuleDoc
 from stackcheck.snapshot.model import ComponentName, Evidence, Installation
@@ -371,6 +372,15 @@ class TorchCudaBaseMismatch(Rule):
 _ARCH_ASKED = re.compile(r"(?:compute|sm)_(\d{2,3})")
 
 
+def _first_cuda_of(ctx: CheckContext, known: Gpu | None, capability: str | None) -> Gpu | None:
+    """The matrix's GPU, else a listed GPU of the same compute capability that names its first
+    CUDA (CUDA adds an architecture, not a model)."""
+    return known or next(
+        (g for g in ctx.matrix.matrix.gpu if g.compute_capability == capability and g.first_cuda),
+        None,
+    )
+
+
 def _held_archs(ctx: CheckContext) -> set[int]:
     """The architectures (80 for sm_80) of the GPUs the text shows, else of the instance type's
     GPU; empty when neither is known."""
@@ -413,9 +423,16 @@ class TorchMissingArch(Rule):
         "shows or the instance type's are all of other architectures: the build asks for a "
         "GPU the machine does not hold; so where no GPU is shown and the report says undoing a "
         "change of the program, a pull request or a commit, resolved it: the change put the "
-        "architecture in the build's list); a program that refuses a feature the GPU lacks by "
-        "design (FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): "
-        "advice, `info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
+        "architecture in the build's list); where no PyTorch is shown, the only CUDA a report "
+        "shows (a toolkit, or a template's `CUDA Version: 11.7`) older than a GPU's first CUDA "
+        "(an RTX 4080's 11.8): a warning, what is built with it (the cuDNN or TensorRT built for "
+        "that CUDA) having no cubin for the GPU; a program whose builds start at a compute "
+        "capability (Ollama's runner offloading layers: 5.0+) shown on an older GPU: a "
+        "warning; a TensorRT release a report names (`TensorRT Version: 8.6.1.6`) on a GPU "
+        "below that release's oldest supported architecture (8.6 dropped Kepler; the "
+        "`tensorrt` table): a warning; a program that refuses a feature the GPU lacks by design "
+        "(FP8 before compute capability 8.9, bfloat16 or FlashAttention 2 before 8.0): advice, "
+        "`info`, where nothing else is found. A build's explicit nvcc arch flags set in a "
         "variable (mmcv's MMCV_CUDA_ARGS, NCCL's NVCC_GENCODE, CUDA_NVCC_FLAGS; in an extension "
         "build they replace TORCH_CUDA_ARCH_LIST) are compared with each GPU the text shows: "
         "none for its architecture is an error, PTX only a warning; where no such flags are "
@@ -532,6 +549,10 @@ class TorchMissingArch(Rule):
                 "lacks this GPU's architecture.",
                 [o.evidence for o in failures[:2]],
             )
+        if not found and not failures:
+            yield from self._cuda_older_than_gpu(ctx)
+            yield from self._below_program_floor(ctx)
+            yield from self._below_tensorrt_floor(ctx)
         jit = ctx.snapshot.observations("ptx-jit-only")
         if jit and not found and not failures:
             yield self.finding(
@@ -581,6 +602,97 @@ class TorchMissingArch(Rule):
                 [o.evidence for o in unknown[:2]],
                 severity=Severity.INFO if elsewhere else Severity.ERROR,
             )
+
+    def _below_tensorrt_floor(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A TensorRT release the report names, on a GPU older than the oldest architecture that
+        release supports (8.6 dropped Kepler): TensorRT has no kernels for it."""
+        for said in ctx.snapshot.observations("version-stated"):
+            value = said.value or ""
+            if not value.startswith("TensorRT "):
+                continue
+            release = value.removeprefix("TensorRT ")
+            floor = ctx.matrix.tensorrt_floor(release)
+            if floor is None:
+                continue
+            for gpu in ctx.gpus:
+                cc = gpu.compute_capability
+                if (
+                    cc is None
+                    or ctx.version_at_least(cc, floor.min_compute_capability) is not False
+                ):
+                    continue
+                yield self.finding(
+                    f"TensorRT {release} supports GPUs of compute capability "
+                    f"{floor.min_compute_capability} and newer (from {floor.version} on); "
+                    f"{gpu.name} is {cc}: TensorRT has no kernels for it. Use an older TensorRT "
+                    "that supports it, or a newer GPU.",
+                    [
+                        said.evidence,
+                        *gpu.evidence[:1],
+                        Evidence(
+                            kind="matrix", source=floor.source, detail=f"tensorrt {floor.version}"
+                        ),
+                    ],
+                    severity=Severity.WARNING,
+                )
+                return
+
+    def _below_program_floor(self, ctx: CheckContext) -> Iterable[Finding]:
+        """A program whose builds support GPUs from a compute capability on (Ollama's CUDA
+        builds: 5.0+), shown using a GPU below it: that GPU is not used (or its kernels fail)."""
+        for seen in ctx.snapshot.observations("gpu-floor")[:1]:
+            program, _, floor = (seen.value or "").rpartition(" ")
+            for gpu in ctx.gpus:
+                cc = gpu.compute_capability
+                if cc is None or ctx.version_at_least(cc, floor) is not False:
+                    continue
+                yield self.finding(
+                    f"{program}'s builds carry code for GPUs of compute capability {floor} and "
+                    f"newer; {gpu.name} is {cc}: {program} cannot use it (a build of its own "
+                    "for that architecture can).",
+                    [seen.evidence, *gpu.evidence[:1]],
+                    severity=Severity.WARNING,
+                )
+                return
+
+    def _cuda_older_than_gpu(self, ctx: CheckContext) -> Iterable[Finding]:
+        """The only CUDA the text shows (a toolkit, or a CUDA a sentence or a template's field
+        names: "CUDA version - 9.0, V9.0.176") predates a GPU it shows: code built with that
+        CUDA (the program, and the libraries built for it: cuDNN, TensorRT) carries no cubin
+        for the GPU's architecture, at best PTX of an older one. A warning: the text does not
+        say what was built with it. Not where a PyTorch CUDA build or a newer CUDA is shown."""
+        if ctx.installations(ComponentName.TORCH):
+            return
+        named = [
+            (o.value.removeprefix("CUDA "), o.evidence)
+            for o in ctx.snapshot.observations("version-stated")
+            if o.value and o.value.startswith("CUDA ")
+        ] + [
+            (str(t.version), t.evidence[0])
+            for name in (ComponentName.CUDA_TOOLKIT, ComponentName.CUDA_RUNTIME)
+            for t in ctx.installations(name)
+            if t.version and t.evidence
+        ]
+        if not named:
+            return
+        for gpu in ctx.gpus:
+            known = _first_cuda_of(ctx, gpu.known, gpu.compute_capability)
+            if known is None or known.first_cuda is None:
+                continue
+            first = known.first_cuda
+            if any(ctx.version_at_least(release, first) is not False for release, _ in named):
+                continue  # a CUDA that knows the GPU is shown too (or one that does not read)
+            release, evidence = named[0]
+            matrix = Evidence(kind="matrix", source=known.source, detail=f"gpu {known.name}")
+            yield self.finding(
+                f"The CUDA the report shows ({release}) predates {gpu.name} (compute capability "
+                f"{gpu.compute_capability}; its first CUDA is {first}): what is built with it "
+                "(the program, and the cuDNN or TensorRT built for that CUDA) has no cubin for "
+                "this GPU, at best PTX of an older architecture.",
+                [evidence, *gpu.evidence[:1], matrix],
+                severity=Severity.WARNING,
+            )
+            return
 
     def _check_build(self, ctx: CheckContext, torch: Installation) -> Iterable[Finding]:
         archs, evidence, unsure = self._archs(ctx, torch)

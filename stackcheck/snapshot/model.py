@@ -452,6 +452,7 @@ ObservationKind = Literal[
     "ptx-jit-limit",  # the driver's PTX JIT met PTX from a newer toolkit (XLA said so, or its fix)
     "cudnn-built-for",  # a package release names the cuDNN major it is built for (value: "8 (…)")
     "gpu-feature-unsupported",  # a program refuses a feature the GPU lacks by design (FP8)
+    "gpu-floor",  # a program whose builds support GPUs from a compute capability ("Ollama 5.0")
     "mpi-cuda-optional",  # Open MPI found no libcuda and turned CUDA-aware support off (a notice)
     "wsl-version-1",  # the Linux runs under WSL 1, which gives it no GPU (kernel, form, wsl -l -v)
     "wsl-version-2",  # the Linux runs under WSL 2 (its kernel release, a report saying so)

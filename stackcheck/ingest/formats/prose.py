@@ -1060,6 +1060,13 @@ _STATED = (
         _prose_unchecked("CUDA"),
     ),
     _Stated(
+        # NVIDIA/TensorRT's template ("TensorRT Version: 8.6.1.6"), "TRT version - 5.1.5.0"; not
+        # TensorRT-LLM's or tensorrt_llm's (the name is followed by neither "-" nor "_")
+        rf"{_WORD}(?:tensorrt|trt)",
+        r"\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2}(?![A-Za-z0-9_+]|\.\d)",
+        _prose_unchecked("TensorRT"),
+    ),
+    _Stated(
         # a release, its candidate or Amazon's build ("libfabric 1.12.0rc1", "1.18.2amzn1.0")
         rf"{_WORD}libfabric",
         r"[12]\.\d{1,2}(?:\.\d{1,2})?(?:rc\d{1,2}|amzn\d{1,2}\.\d{1,2})?(?![A-Za-z0-9_+]|\.\d)",
@@ -1074,12 +1081,12 @@ _STATED = (
 )
 # Between a name and its version: a word for "version" (English, Chinese, Japanese; "CUDAの
 # バージョンは12.1"), an issue
-# template's placeholder, "is", a colon or equals sign (ASCII or full-width), Markdown's bold, or
-# nothing ("cuda11.4").
+# template's placeholder, "is", a colon or equals sign (ASCII or full-width), a list's dash
+# before the number ("CUDA version -9.0"), Markdown's bold, or nothing ("cuda11.4").
 _BETWEEN = (
     r"(?:\s?\u306e?\s?(?:version|ver\.?|\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3))?"
     r"(?:\s?\((?:e\.g\.|eg\.)[^)]{0,40}\))?(?:\s(?:is|was)|\s?[\u662f\u306f])?\**"
-    r"(?:\s?[:=\uff1a]{1,2}\s?|\s|)\**\s?v?"
+    r"(?:\s?[:=\uff1a]{1,2}\s?|\s-\s?(?=\d)|\s|)\**\s?v?"
 )
 _STATED_ONE = [
     re.compile(rf"(?:{row.names})(?![a-z_.-]){_BETWEEN}({row.version})", re.IGNORECASE)
@@ -1168,15 +1175,16 @@ def _doubted(sentence: str, end: int) -> bool:
 # 96 GB each", NVIDIA/nccl#2418; "GPU: 8x H100 80GB"; "GPU: Tesla P100-PCIE-16GB * 2",
 # pytorch#49846; the PyTorch and Lightning templates' "- GPU models and configuration: ...";
 # Chinese "显卡" (graphics card) and "GPU型号" (model); "GPU version: v100, cuda:11.2",
-# open-mmlab/mmcv#1413): an
-# NVIDIA name, up to a comma, a bracket or a trailing count.
+# open-mmlab/mmcv#1413; the NVIDIA/TensorRT issue template's "**NVIDIA GPU**: RTX 4080"; a list
+# written with a dash, "GPU type - Tesla T4"): an NVIDIA name, up to a comma, a bracket or a
+# trailing count.
 _GPU_LINE = re.compile(
-    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:GPUs?|\u663e\u5361)"
+    r"^\s{0,8}(?:#-\s?|[-*]\s)?\**(?:NVIDIA\s)?(?:GPUs?|\u663e\u5361)"
     r"(?:\s?(?:models?|types?|names?|versions?|\u578b\u53f7))?"
-    r"(?:\sand\sconfiguration)?\**\s?[:\uff1a]\s?\**\s?"
+    r"(?:\sand\sconfiguration)?\**\s?(?:[:\uff1a]|(?<=\s)-(?=\s?[A-Z]))\s?\**\s?"
     r"(?:\d{1,3}\s?[xX\u00d7*]\s?)?"
-    r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|TITAN|[ABHLTVPK]\d{1,4}|GB\d{3}|"
-    r"B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|[*xX\u00d7]\s?\d|$)",
+    r"((?:NVIDIA\s)?(?:Tesla\s|GeForce\s|Quadro\s)?(?:RTX|GTX|GT\s?\d{3,4}|TITAN|[ABHLTVPK]\d{1,4}|"
+    r"GB\d{3}|B\d{3})\b[\w\s-]{0,60}?)\s*(?:[,(;]|[*xX\u00d7]\s?\d|$)",
     re.IGNORECASE,
 )
 
